@@ -1,0 +1,36 @@
+import { catalogue, type CatalogueEntry, type ErrorCode } from './catalogue.js';
+
+export interface GatewayErrorOptions {
+  /** For logs only: never rendered to the client, never holds a secret. */
+  detail?: string;
+  /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
+  headers?: Readonly<Record<string, string>>;
+  cause?: unknown;
+}
+
+/**
+ * The one error type of the gateway. A check throws it (or returns it as a
+ * verdict) and a single renderer turns it into the spec's envelope, so the
+ * public message always comes from the catalogue and the detail stays in logs.
+ */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly entry: CatalogueEntry;
+  readonly detail: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
+    super(options.detail ?? catalogue[code].message, { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.entry = catalogue[code];
+    this.detail = options.detail;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return this.entry.status;
+  }
+}
+
+export const isGatewayError = (value: unknown): value is GatewayError => value instanceof GatewayError;

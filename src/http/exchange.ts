@@ -1,0 +1,19 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayError } from '../errors/gateway-error.js';
+import type { MediaFormat } from './negotiate.js';
+
+/** One request as it moves through the gateway; what the access log reports about it. */
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  readonly path: string;
+  readonly format: MediaFormat;
+  readonly startedAt: bigint;
+  /** Known once a client authenticates or presents a token. */
+  clientId?: string;
+  /** The configured route prefix or OAuth endpoint that served the request. */
+  route?: string;
+  /** The rejection that was rendered, for the access log. */
+  error?: GatewayError;
+}

@@ -1,0 +1,44 @@
+import type { IncomingMessage } from 'node:http';
+
+export type MediaFormat = 'json' | 'xml';
+
+const XML_TYPES = new Set(['application/xml', 'text/xml']);
+const JSON_TYPES = new Set(['application/json', 'application/*', '*/*']);
+
+/**
+ * SPEC 4.3: Accept may ask for application/json or application/xml. JSON is the
+ * default; XML is chosen only when the client prefers it (by q-value), so a
+ * browser's `*\/*` or a missing header gets JSON.
+ */
+export function preferredFormat(req: IncomingMessage): MediaFormat {
+  const accept = req.headers.accept;
+  if (!accept) return 'json';
+  let xmlQ = 0;
+  let jsonQ = 0;
+  for (const range of accept.split(',')) {
+    const [rawType = '', ...params] = range.split(';');
+    const type = rawType.trim().toLowerCase();
+    const q = qualityOf(params);
+    if (XML_TYPES.has(type)) xmlQ = Math.max(xmlQ, q);
+    else if (JSON_TYPES.has(type)) jsonQ = Math.max(jsonQ, q);
+  }
+  return xmlQ > jsonQ ? 'xml' : 'json';
+}
+
+function qualityOf(params: string[]): number {
+  for (const param of params) {
+    const [name, value] = param.split('=');
+    if (name?.trim().toLowerCase() === 'q') {
+      const q = Number(value);
+      return Number.isFinite(q) ? q : 0;
+    }
+  }
+  return 1;
+}
+
+/** True for `application/json`, with or without parameters such as `; charset=utf-8`. */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false;
+  const type = value.split(';')[0]?.trim().toLowerCase();
+  return type === 'application/json';
+}
