@@ -1,0 +1,64 @@
+import { readFile } from 'node:fs/promises';
+import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError, keyPath, type ConfigIssue } from './errors.js';
+
+/**
+ * Reads a YAML file and validates it against a schema, turning every problem
+ * into a ConfigIssue that names the file, the line and the key. Shared by
+ * gateway.yaml, accounts.yaml and (later) policy files.
+ */
+export async function loadYamlFile<S extends z.ZodType>(file: string, schema: S): Promise<z.output<S>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([{ file, key: '', message: `cannot read file (${(error as NodeJS.ErrnoException).code ?? 'error'})` }]);
+  }
+  return parseYamlText(text, file, schema);
+}
+
+export function parseYamlText<S extends z.ZodType>(text: string, file: string, schema: S): z.output<S> {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line;
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      document.errors.map((error) => ({ file, line: lineAt(error.pos[0]), key: '', message: error.message.split('\n')[0] ?? 'invalid YAML' })),
+    );
+  }
+  const result = schema.safeParse(document.toJS() ?? {});
+  if (result.success) return result.data;
+  const issues: ConfigIssue[] = [];
+  for (const issue of result.error.issues) {
+    const unknownKeys: readonly string[] = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    if (unknownKeys.length > 0) {
+      for (const key of unknownKeys) {
+        const path = [...issue.path, key];
+        issues.push({ file, line: lineOfPath(document.contents, path, lineAt), key: keyPath(path), message: 'unknown key' });
+      }
+      continue;
+    }
+    issues.push({ file, line: lineOfPath(document.contents, issue.path, lineAt), key: keyPath(issue.path), message: issue.message });
+  }
+  throw new ConfigError(issues);
+}
+
+/** The line of the deepest node along `path` that exists: the key itself, or its nearest parent. */
+function lineOfPath(root: unknown, path: readonly PropertyKey[], lineAt: (offset: number) => number): number | undefined {
+  let node = root as Node | null | undefined;
+  let line = node?.range ? lineAt(node.range[0]) : undefined;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => (item.key as { value?: unknown } | null)?.value === segment);
+      if (!pair) break;
+      const keyNode = pair.key as Node;
+      if (keyNode.range) line = lineAt(keyNode.range[0]);
+      node = pair.value as Node | null;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      node = node.items[segment] as Node | null;
+      if (node?.range) line = lineAt(node.range[0]);
+    } else break;
+  }
+  return line;
+}
