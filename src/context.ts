@@ -1,0 +1,20 @@
+import type { AccountRegistry } from './accounts/registry.js';
+import type { Clock } from './clock.js';
+import type { GatewayConfig } from './config/schema.js';
+import type { KeyRing } from './keys/key-ring.js';
+import type { Logger } from './log/logger.js';
+import type { AccessTokens } from './oauth/access-token.js';
+import type { Store } from './store/types.js';
+
+/** Everything a request handler may use, built once at start. */
+export interface GatewayContext {
+  readonly config: GatewayConfig;
+  readonly clock: Clock;
+  /** The public base URL: `iss` of every token and the base of every published URL. */
+  readonly issuer: string;
+  readonly accounts: AccountRegistry;
+  readonly store: Store;
+  readonly keyRing: KeyRing;
+  readonly accessTokens: AccessTokens;
+  readonly logger: Logger;
+}

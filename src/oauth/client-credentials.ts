@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../errors/gateway-error.js';
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  /** RFC 6749 section 5.2: a client that used HTTP Basic gets a Basic challenge with its 401. */
+  challenge?: Record<string, string>;
+}
+
+type Partial = { clientId?: string; clientSecret?: string };
+
+/**
+ * Client credentials may arrive in three places (SPEC 4.3 JSON body; the
+ * `client_id`/`client_secret` headers of SPEC 4.4/4.5 and the published SDKs;
+ * RFC 6749 2.3.1 HTTP Basic, as standard OAuth libraries send). Any of them is
+ * accepted; two places that disagree are refused rather than guessed between.
+ */
+export function readClientCredentials(req: IncomingMessage, body?: Record<string, unknown>): ClientCredentials {
+  const basic = fromBasic(req.headers.authorization);
+  const sources: Partial[] = [
+    { clientId: stringOf(body?.client_id), clientSecret: stringOf(body?.client_secret) },
+    { clientId: headerOf(req, 'client_id'), clientSecret: headerOf(req, 'client_secret') },
+    basic,
+  ];
+  const clientId = agreeOn(sources.map((source) => source.clientId));
+  const clientSecret = agreeOn(sources.map((source) => source.clientSecret));
+  if (!clientId || !clientSecret) throw new GatewayError('CLIENT_CREDENTIALS_REQUIRED');
+  const challenge = basic.clientId !== undefined ? { 'WWW-Authenticate': 'Basic realm="token-gateway", charset="UTF-8"' } : undefined;
+  return { clientId, clientSecret, challenge };
+}
+
+function agreeOn(values: Array<string | undefined>): string | undefined {
+  const present = values.filter((value): value is string => value !== undefined && value !== '');
+  if (new Set(present).size > 1) throw new GatewayError('CLIENT_CREDENTIALS_CONFLICT');
+  return present[0];
+}
+
+const stringOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** A single-valued header; a header sent twice is ambiguous and counts as absent. */
+export function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function fromBasic(authorization: string | undefined): Partial {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  if (!match) return {};
+  const decoded = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return {};
+  return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+}
+
+/** RFC 6749 2.3.1: both parts are form-urlencoded before Basic encoding. */
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, '%20'));
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,45 @@
+import { sendJson } from '../../http/respond.js';
+import type { GatewayContext } from '../../context.js';
+import type { Endpoint } from './endpoint.js';
+import { jwksEndpoint } from './jwks.js';
+import { revokeEndpoint } from './revoke.js';
+import { tokenEndpoint } from './token.js';
+
+/** Metadata changes only with configuration; an hour of caching spares clients a call per token. */
+const DISCOVERY_MAX_AGE_S = 3600;
+
+/**
+ * OpenID Connect Discovery 1.0 section 3 / RFC 8414 section 2. There is no
+ * authorization endpoint (SPEC 1: two-legged password flow), so
+ * `response_types_supported`, REQUIRED by both documents, is present and empty.
+ */
+export function providerMetadata(ctx: GatewayContext): Record<string, unknown> {
+  const { issuer } = ctx;
+  const authMethods = ['client_secret_basic', 'client_secret_post'];
+  return {
+    issuer,
+    token_endpoint: `${issuer}${tokenEndpoint.path}`,
+    jwks_uri: `${issuer}${jwksEndpoint.path}`,
+    revocation_endpoint: `${issuer}${revokeEndpoint.path}`,
+    grant_types_supported: ['password', 'refresh_token'],
+    response_types_supported: [],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [ctx.keyRing.algorithm],
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    claims_supported: ['iss', 'sub', 'aud', 'client_id', 'iat', 'exp', 'jti', 'sid'],
+  };
+}
+
+export const discoveryEndpoint: Endpoint = {
+  path: '/.well-known/openid-configuration',
+  methods: ['GET', 'HEAD'],
+  oauthErrors: false,
+
+  async handle(ctx, exchange) {
+    // Always JSON: the document's format is fixed by OpenID Connect Discovery.
+    sendJson(exchange.res, 200, providerMetadata(ctx), {
+      'Cache-Control': `public, max-age=${DISCOVERY_MAX_AGE_S}`,
+    });
+  },
+};

@@ -1,0 +1,25 @@
+import { sendJson } from '../../http/respond.js';
+import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
+
+/** Five minutes, and never more than half a rotation interval. */
+const JWKS_MAX_AGE_S = 300;
+
+/**
+ * GET /oauth2/v1/keys (RFC 7517 JWK Set). Each key is published a whole
+ * rotation interval before it signs, so a cache up to half that interval old
+ * always holds the signing key; jose and openid-client also refetch on an
+ * unknown kid.
+ */
+export const jwksEndpoint: Endpoint = {
+  path: `${OAUTH_PREFIX}/keys`,
+  methods: ['GET', 'HEAD'],
+  oauthErrors: false,
+
+  async handle(ctx, exchange) {
+    const maxAge = Math.min(JWKS_MAX_AGE_S, Math.floor(ctx.config.keys.rotation_interval / 2000));
+    sendJson(exchange.res, 200, ctx.keyRing.jwks(), {
+      'Content-Type': 'application/jwk-set+json',
+      'Cache-Control': `public, max-age=${maxAge}`,
+    });
+  },
+};

@@ -1,0 +1,67 @@
+import type { GatewayContext } from '../../context.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { drainBody, readJsonObject } from '../../http/body.js';
+import type { Exchange } from '../../http/exchange.js';
+import { isJsonContentType } from '../../http/negotiate.js';
+import { sendRecord } from '../../http/respond.js';
+import { headerOf, readClientCredentials } from '../client-credentials.js';
+import { hashRefreshToken, looksLikeRefreshToken } from '../refresh-token-value.js';
+import { revokeGrant } from '../revoke-grant.js';
+import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
+
+/**
+ * POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009). Parameters are headers;
+ * no body or Content-Type is needed (a JSON body may carry the client
+ * credentials, like on the token endpoint). 200 for a revoked token and for
+ * an unknown, invalid or expired one (RFC 7009 2.2: nothing to revoke is not
+ * an error); 400 for a valid token of another client (RFC 7009 2.1).
+ */
+export const revokeEndpoint: Endpoint = {
+  path: `${OAUTH_PREFIX}/revokeToken`,
+  methods: ['POST'],
+  oauthErrors: true,
+
+  async handle(ctx, exchange) {
+    const { req } = exchange;
+    const body = await readOptionalJsonBody(ctx, exchange);
+    const credentials = readClientCredentials(req, body);
+    const token = headerOf(req, 'token')?.trim();
+    if (!token) throw new GatewayError('TOKEN_REQUIRED');
+    exchange.clientId = credentials.clientId;
+    const client = await ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
+    await revokeOwnToken(ctx, client.client_id, token);
+    sendRecord(
+      exchange.res,
+      200,
+      { success: true, requestId: exchange.requestId },
+      { format: exchange.format, xmlRoot: 'RevocationResponse' },
+      { 'Cache-Control': 'no-store' },
+    );
+  },
+};
+
+async function readOptionalJsonBody(ctx: GatewayContext, { req }: Exchange): Promise<Record<string, unknown> | undefined> {
+  const { oauth_body_size, json_depth } = ctx.config.limits;
+  if (isJsonContentType(req.headers['content-type'])) return readJsonObject(req, { maxBytes: oauth_body_size, maxDepth: json_depth });
+  await drainBody(req, oauth_body_size);
+  return undefined;
+}
+
+/** A refresh token ends its whole grant (its access tokens too); an access token only itself. */
+async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: string): Promise<void> {
+  if (looksLikeRefreshToken(token)) {
+    const record = await ctx.store.refreshTokens.find(hashRefreshToken(token));
+    if (!record) return;
+    assertIssuedTo(record.clientId, clientId);
+    await revokeGrant(ctx, record.grantId);
+    return;
+  }
+  const claims = await ctx.accessTokens.verify(token).catch(() => undefined);
+  if (!claims) return;
+  assertIssuedTo(claims.client_id, clientId);
+  await ctx.store.revocations.add({ kind: 'token', id: claims.jti, expiresAt: claims.exp * 1000 + ctx.config.tokens.clock_leeway });
+}
+
+function assertIssuedTo(owner: string, caller: string): void {
+  if (owner !== caller) throw new GatewayError('TOKEN_NOT_ISSUED_TO_CLIENT', { detail: `token belongs to ${owner}` });
+}

@@ -1,0 +1,46 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import { readJsonObject } from '../../http/body.js';
+import { isJsonContentType } from '../../http/negotiate.js';
+import { headerOf, readClientCredentials } from '../client-credentials.js';
+import type { Grant } from '../grants/grant.js';
+import { passwordGrant } from '../grants/password.js';
+import { refreshTokenGrant } from '../grants/refresh-token.js';
+import { sendTokenResponse } from '../token-pair.js';
+import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
+
+const GRANTS: ReadonlyMap<string, Grant<unknown>> = new Map<string, Grant<unknown>>([
+  [passwordGrant.grantType, passwordGrant as Grant<unknown>],
+  [refreshTokenGrant.grantType, refreshTokenGrant as Grant<unknown>],
+]);
+
+/** SPEC 4.3: the grant_type header is optional and means the password grant when absent. */
+function selectGrant(grantType: string | undefined): Grant<unknown> {
+  const grant = GRANTS.get(grantType?.trim() || passwordGrant.grantType);
+  if (!grant) throw new GatewayError('UNSUPPORTED_GRANT_TYPE');
+  return grant;
+}
+
+/**
+ * POST /oauth2/v1/token. The checks run in the spec's order of blame: the
+ * request's shape (415, 400) before any credential is verified (401), the
+ * client before the user.
+ */
+export const tokenEndpoint: Endpoint = {
+  path: `${OAUTH_PREFIX}/token`,
+  methods: ['POST'],
+  oauthErrors: true,
+
+  async handle(ctx, exchange) {
+    const { req } = exchange;
+    // SPEC 4.3 and 4.4 both require application/json (SPEC 7: else 415).
+    if (!isJsonContentType(req.headers['content-type'])) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE');
+    const grant = selectGrant(headerOf(req, 'grant_type'));
+    const { oauth_body_size, json_depth } = ctx.config.limits;
+    const body = await readJsonObject(req, { maxBytes: oauth_body_size, maxDepth: json_depth });
+    const credentials = readClientCredentials(req, body);
+    const params = grant.parameters(req, body);
+    exchange.clientId = credentials.clientId;
+    const client = await ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
+    sendTokenResponse(exchange, await grant.handler(ctx, client, params));
+  },
+};
