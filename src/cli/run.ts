@@ -1,0 +1,58 @@
+import { parseArgs } from 'node:util';
+import { checkCommand } from './check.js';
+import { HASH_SECRET_USAGE, hashSecretCommand } from './hash-secret.js';
+import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
+import { serveCommand } from './serve.js';
+
+export const USAGE = `usage: token-gateway <command> [options]
+
+commands:
+  serve [--config FILE] [--port N]   run the gateway (default config: ./gateway.yaml)
+  hash-secret                        hash a password or client secret read from standard input
+  check [--config FILE]              validate the config and the files it names
+`;
+
+/** Runs one command; resolves with an exit code, or with `running` for a server that keeps going. */
+export async function run(argv: readonly string[], io: CommandIo): Promise<number | 'running'> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve': {
+        const { values } = parseArgs({ args: [...rest], options: { config: { type: 'string' }, port: { type: 'string' } }, strict: true });
+        const port = values.port === undefined ? undefined : parsePort(values.port);
+        const outcome = await serveCommand({ configFile: values.config ?? DEFAULT_CONFIG_FILE, port }, io);
+        return typeof outcome === 'number' ? outcome : 'running';
+      }
+      case 'hash-secret':
+        parseArgs({ args: [...rest], options: {}, strict: true });
+        return await hashSecretCommand(io);
+      case 'check': {
+        const { values } = parseArgs({ args: [...rest], options: { config: { type: 'string' } }, strict: true });
+        return await checkCommand(values.config ?? DEFAULT_CONFIG_FILE, io);
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(USAGE);
+        return command === undefined ? EXIT.usage : EXIT.ok;
+      default:
+        io.stderr.write(`token-gateway: unknown command "${command}"\n\n${USAGE}`);
+        return EXIT.usage;
+    }
+  } catch (error) {
+    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`token-gateway ${command}: ${(error as Error).message}\n\n${command === 'hash-secret' ? HASH_SECRET_USAGE : USAGE}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
+
+class UsageError extends Error {}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${text}"`);
+  return port;
+}

@@ -1,0 +1,39 @@
+import { ConfigError, formatIssue } from '../config/errors.js';
+import { loadGatewayConfig } from '../config/load.js';
+import { startGateway, type RunningGateway } from '../gateway.js';
+import { EXIT, type CommandIo } from './io.js';
+
+export interface ServeOptions {
+  configFile: string;
+  port?: number;
+}
+
+/** Starts the gateway and stops it gracefully on SIGTERM or SIGINT. Returns once it is listening. */
+export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number | RunningGateway> {
+  let gateway: RunningGateway;
+  try {
+    const config = await loadGatewayConfig(options.configFile, { port: options.port });
+    gateway = await startGateway({ config });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+      return EXIT.invalid;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      io.stderr.write(`token-gateway serve: cannot listen: ${(error as Error).message}\n`);
+      return EXIT.invalid;
+    }
+    throw error;
+  }
+  const stop = () => {
+    gateway.context.logger.info('shutting down');
+    gateway.close().then(
+      () => process.exit(EXIT.ok),
+      () => process.exit(EXIT.invalid),
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return gateway;
+}

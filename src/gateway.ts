@@ -1,0 +1,119 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
+import { AccountRegistry } from './accounts/registry.js';
+import { systemClock, type Clock } from './clock.js';
+import type { GatewayConfig } from './config/schema.js';
+import type { GatewayContext } from './context.js';
+import { KeyRing } from './keys/key-ring.js';
+import { scheduleRotation, type RotationSchedule } from './keys/rotation.js';
+import { createLogger } from './log/logger.js';
+import { AccessTokens } from './oauth/access-token.js';
+import { createForwarder } from './proxy/forward.js';
+import { RouteTable } from './proxy/routes.js';
+import { createRequestHandler } from './server.js';
+import { MemoryStore } from './store/memory.js';
+import type { Store } from './store/types.js';
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  /** Injected in tests to freeze and advance time. */
+  clock?: Clock;
+  /** Where logs go; stdout by default. */
+  logDestination?: DestinationStream;
+  /** Already-loaded accounts; by default read from `config.accounts`. */
+  accounts?: AccountRegistry;
+  /** How long in-flight requests may take to finish on close. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningGateway {
+  /** Where the gateway listens, e.g. http://127.0.0.1:8080. */
+  readonly url: string;
+  readonly context: GatewayContext;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** Load accounts, build the store and key ring, listen, then serve: the whole start-up in order. */
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = createLogger(config.log.level, options.logDestination);
+  const accounts = options.accounts ?? (await AccountRegistry.load(config.accounts));
+  const store: Store = new MemoryStore(clock);
+  const { access_ttl, clock_leeway } = config.tokens;
+  const keyRing = await KeyRing.create({
+    algorithm: config.keys.algorithm,
+    rotationIntervalMs: config.keys.rotation_interval,
+    retentionMs: access_ttl + clock_leeway,
+    clock,
+  });
+  const forwarder = createForwarder({ maxBodyBytes: config.limits.body_size });
+  const routes = new RouteTable(config.routes);
+
+  const { headers_timeout, request_timeout, keep_alive_timeout } = config.limits;
+  const server = createServer({
+    headersTimeout: headers_timeout,
+    requestTimeout: request_timeout,
+    keepAliveTimeout: keep_alive_timeout,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(headers_timeout / 4)),
+  });
+  const address = await listen(server, config.listen.host, config.listen.port);
+  const url = `http://${hostForUrl(address.address)}:${address.port}`;
+  const issuer = config.issuer ?? `http://${hostForUrl(config.listen.host)}:${address.port}`;
+  const accessTokens = new AccessTokens({
+    ring: keyRing,
+    issuer,
+    audience: config.tokens.audience ?? issuer,
+    ttlMs: access_ttl,
+    leewayMs: clock_leeway,
+    clock,
+  });
+  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger };
+  server.on('request', createRequestHandler(context, routes, forwarder));
+
+  const rotation: RotationSchedule = scheduleRotation(
+    keyRing,
+    clock,
+    (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
+    () => logger.info({ kid: keyRing.selectSigningKey().kid }, 'signing key rotated'),
+  );
+  logger.info(
+    { url, issuer, store: config.store, routes: config.routes.map((route) => route.path), ...accounts.counts, kid: keyRing.selectSigningKey().kid },
+    'token-gateway listening',
+  );
+
+  return {
+    url,
+    context,
+    server,
+    close: () => shutDown(server, options.shutdownGraceMs ?? 10_000, async () => {
+      rotation.stop();
+      forwarder.close();
+      await store.close();
+    }),
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+/** Stop accepting, let in-flight requests finish within the grace period, then release everything. */
+async function shutDown(server: Server, graceMs: number, release: () => Promise<void>): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const grace = setTimeout(() => server.closeAllConnections(), graceMs).unref();
+  await closed;
+  clearTimeout(grace);
+  await release();
+}

@@ -1,0 +1,6 @@
+export { startGateway, type GatewayOptions, type RunningGateway } from './gateway.js';
+export { loadGatewayConfig } from './config/load.js';
+export { ConfigError, type ConfigIssue } from './config/errors.js';
+export { catalogue, type ErrorCode } from './errors/catalogue.js';
+export { hashSecret, verifySecret } from './accounts/secret-hash.js';
+export type { Clock } from './clock.js';

@@ -1,0 +1,27 @@
+import type { GatewayContext } from '../context.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Exchange } from '../http/exchange.js';
+import { authenticateBearer } from './bearer.js';
+import type { Forwarder } from './forward.js';
+import type { CompiledRoute } from './routes.js';
+import { assertSafePath } from './safe-path.js';
+
+/**
+ * A protected call, phase by phase. Every phase before `forward` can only
+ * reject, so the upstream never sees a request that failed one. The policy
+ * engine adds its phases between authentication and forwarding.
+ */
+export async function handleProtectedRequest(ctx: GatewayContext, exchange: Exchange, route: CompiledRoute, forwarder: Forwarder): Promise<void> {
+  exchange.route = route.path;
+  assertSafePath(exchange.path);
+  const claims = await authenticateBearer(ctx, exchange.req);
+  exchange.clientId = claims.client_id;
+  assertBodyWithinLimit(exchange, ctx.config.limits.body_size);
+  await forwarder.forward(exchange, route);
+}
+
+/** An announced oversize body is refused before a byte goes upstream; chunked bodies are counted while forwarded. */
+function assertBodyWithinLimit({ req }: Exchange, limit: number): void {
+  const announced = Number(req.headers['content-length'] ?? 0);
+  if (announced > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `content-length ${announced} > ${limit}` });
+}

@@ -1,0 +1,91 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { GatewayContext } from './context.js';
+import { GatewayError, isGatewayError } from './errors/gateway-error.js';
+import { renderError } from './errors/render.js';
+import type { Exchange } from './http/exchange.js';
+import { preferredFormat } from './http/negotiate.js';
+import { requestIdOf } from './http/request-id.js';
+import { discoveryEndpoint } from './oauth/endpoints/discovery.js';
+import type { Endpoint } from './oauth/endpoints/endpoint.js';
+import { jwksEndpoint } from './oauth/endpoints/jwks.js';
+import { revokeEndpoint } from './oauth/endpoints/revoke.js';
+import { tokenEndpoint } from './oauth/endpoints/token.js';
+import type { Forwarder } from './proxy/forward.js';
+import { handleProtectedRequest } from './proxy/pipeline.js';
+import type { RouteTable } from './proxy/routes.js';
+
+const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
+  [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint].map((endpoint) => [endpoint.path, endpoint]),
+);
+
+/**
+ * The request lifecycle: identify, route (token service | proxy), and render
+ * any rejection in one place. Nothing a client sends can escape as an
+ * unhandled rejection: unknown failures become the spec's 500 and are logged
+ * with their stack, never shown.
+ */
+export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): RequestListener {
+  return (req, res) => {
+    const exchange = openExchange(req, res);
+    res.once('close', () => logAccess(ctx, exchange));
+    dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
+  };
+}
+
+function openExchange(req: IncomingMessage, res: ServerResponse): Exchange {
+  const requestId = requestIdOf(req);
+  res.setHeader('X-Request-Id', requestId);
+  return { req, res, requestId, path: pathOf(req.url), format: preferredFormat(req), startedAt: process.hrtime.bigint() };
+}
+
+/** Origin-form paths only; the query never takes part in routing (and never reaches the logs). */
+function pathOf(url: string | undefined): string {
+  if (!url?.startsWith('/')) return '';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTable, forwarder: Forwarder): Promise<void> {
+  if (!exchange.path) throw new GatewayError('MALFORMED_REQUEST', { detail: 'request target is not a path' });
+  const endpoint = ENDPOINTS.get(exchange.path);
+  if (endpoint) {
+    exchange.route = endpoint.path;
+    if (!endpoint.methods.includes(exchange.req.method ?? '')) {
+      throw new GatewayError('METHOD_NOT_ALLOWED', { detail: `${exchange.req.method}`, headers: { Allow: endpoint.methods.join(', ') } });
+    }
+    await endpoint.handle(ctx, exchange);
+    return;
+  }
+  const route = routes.match(exchange.path);
+  if (!route) throw new GatewayError('NOT_FOUND');
+  await handleProtectedRequest(ctx, exchange, route, forwarder);
+}
+
+function reject(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
+  const gatewayError = isGatewayError(error) ? error : new GatewayError('INTERNAL_ERROR', { detail: 'unexpected failure', cause: error });
+  if (!isGatewayError(error)) ctx.logger.error({ requestId: exchange.requestId, err: error }, 'unexpected failure');
+  exchange.error = gatewayError;
+  const oauth = ENDPOINTS.get(exchange.path)?.oauthErrors ?? false;
+  renderError(exchange.res, gatewayError, { requestId: exchange.requestId, format: exchange.format, oauth });
+}
+
+/** One line per request, from named fields only: no header, body or query is ever logged. */
+function logAccess(ctx: GatewayContext, exchange: Exchange): void {
+  const { req, res, error } = exchange;
+  const latencyMs = Number(process.hrtime.bigint() - exchange.startedAt) / 1e6;
+  ctx.logger.info(
+    {
+      requestId: exchange.requestId,
+      method: req.method,
+      path: exchange.path,
+      route: exchange.route,
+      // 499 (nginx's convention): the client went away before the response was complete.
+      status: res.writableFinished ? res.statusCode : 499,
+      latencyMs: Math.round(latencyMs * 100) / 100,
+      clientId: exchange.clientId,
+      errorCode: error?.code,
+      detail: error?.detail,
+    },
+    'request',
+  );
+}
