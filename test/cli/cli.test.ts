@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { verifySecret } from '../../src/accounts/secret-hash.js';
+import { accountsYaml } from '../helpers/accounts.js';
+
+// The built binary, exactly what `npx token-gateway` runs (npm test builds it first).
+const BIN = resolve('dist/cli/main.js');
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], stdin = ''): Promise<Outcome> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+async function workspace(gatewayYaml: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tg-cli-'));
+  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
+  await writeFile(join(dir, 'gateway.yaml'), gatewayYaml);
+  return join(dir, 'gateway.yaml');
+}
+
+describe('token-gateway CLI', () => {
+  beforeAll(() => {
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` (npm test does it)`);
+  });
+
+  describe('hash-secret', () => {
+    it('prints only an argon2id hash of stdin without its trailing newline', async () => {
+      const { code, stdout, stderr } = await cli(['hash-secret'], 'correct horse\n');
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+      const lines = stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^\$argon2id\$/);
+      expect(await verifySecret(lines[0]!, 'correct horse')).toBe(true);
+      expect(await verifySecret(lines[0]!, 'correct horse\n')).toBe(false);
+    });
+
+    it('keeps inner and leading whitespace, strips only one CRLF', async () => {
+      const { stdout } = await cli(['hash-secret'], ' two words \r\n');
+      expect(await verifySecret(stdout.trim(), ' two words ')).toBe(true);
+    });
+
+    it('refuses an empty secret', async () => {
+      const { code, stdout, stderr } = await cli(['hash-secret'], '\n');
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('empty');
+    });
+  });
+
+  describe('check', () => {
+    it('exits 0 for a valid config and the files it names', async () => {
+      const file = await workspace('accounts: ./accounts.yaml\n');
+      const { code, stdout } = await cli(['check', '--config', file]);
+      expect(code).toBe(0);
+      expect(stdout).toContain('ok:');
+      expect(stdout).toContain('3 apps');
+    });
+
+    it('exits 1 naming the file, line, key and problem', async () => {
+      const file = await workspace('accounts: ./accounts.yaml\ntokens:\n  access_ttl: soon\n');
+      const { code, stderr } = await cli(['check', '--config', file]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`${file}:3: tokens.access_ttl: expected a duration`);
+    });
+
+    it('validates the accounts file the config names', async () => {
+      const file = await workspace('accounts: ./missing.yaml\n');
+      const { code, stderr } = await cli(['check', '--config', file]);
+      expect(code).toBe(1);
+      expect(stderr).toContain('missing.yaml: cannot read file (ENOENT)');
+    });
+  });
+
+  describe('serve', () => {
+    it('serves on --port and stops cleanly on SIGTERM', async () => {
+      const file = await workspace('listen: { host: 127.0.0.1, port: 1 }\naccounts: ./accounts.yaml\n');
+      const child = spawn(process.execPath, [BIN, 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const url = await new Promise<string>((found, failed) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
+          if (match) found(match[1]!);
+        });
+        child.on('close', (code) => failed(new Error(`exited ${code} before listening`)));
+      });
+      const response = await fetch(`${url}/.well-known/openid-configuration`);
+      expect(response.status).toBe(200);
+      const exited = new Promise<number | null>((done) => child.on('close', done));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    });
+
+    it('exits 1 with the problem when the config is invalid', async () => {
+      const file = await workspace('listen: { prot: 1 }\n');
+      const { code, stderr } = await cli(['serve', '--config', file]);
+      expect(code).toBe(1);
+      expect(stderr).toContain('listen.prot: unknown key');
+    });
+  });
+
+  it.each([
+    [['bogus'], 'unknown command'],
+    [['serve', '--port', 'eighty'], '--port must be a whole number'],
+    [['check', '--nope'], "Unknown option '--nope'"],
+    [[], 'usage: token-gateway'],
+  ])('exits 2 with usage for %j', async (args, message) => {
+    const { code, stdout, stderr } = await cli(args);
+    expect(code).toBe(2);
+    expect(stdout + stderr).toContain(message);
+  });
+});

@@ -1,0 +1,116 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { Clock } from '../../src/clock.js';
+import { loadGatewayConfig } from '../../src/config/load.js';
+import { startGateway, type RunningGateway } from '../../src/gateway.js';
+import { accountsYaml, APP, USER } from './accounts.js';
+import { startUpstream, type TestUpstream } from './upstream.js';
+
+export interface TestGateway {
+  gateway: RunningGateway;
+  upstream: TestUpstream;
+  url: string;
+  /** Every log line the gateway wrote, parsed. */
+  logs: Array<Record<string, unknown>>;
+  rawLogs: string[];
+  close(): Promise<void>;
+}
+
+export interface BootOptions {
+  /**
+   * gateway.yaml keys merged over the test defaults (one protected route to a
+   * real upstream); a function receives that upstream's URL.
+   */
+  config?: Record<string, unknown> | ((upstreamUrl: string) => Record<string, unknown>);
+  clock?: Clock;
+}
+
+/** A real gateway on a free port, loaded from real YAML files, in front of a real upstream. */
+export async function bootGateway(options: BootOptions = {}): Promise<TestGateway> {
+  const upstream = await startUpstream();
+  const dir = await mkdtemp(join(tmpdir(), 'token-gateway-test-'));
+  const config = {
+    listen: { host: '127.0.0.1', port: 0 },
+    accounts: './accounts.yaml',
+    routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
+    ...(typeof options.config === 'function' ? options.config(upstream.url) : options.config),
+  };
+  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
+  await writeFile(join(dir, 'gateway.yaml'), stringify(config));
+  const rawLogs: string[] = [];
+  const gateway = await startGateway({
+    config: await loadGatewayConfig(join(dir, 'gateway.yaml')),
+    clock: options.clock,
+    logDestination: { write: (line: string) => void rawLogs.push(line) },
+    shutdownGraceMs: 1_000,
+  });
+  return {
+    gateway,
+    upstream,
+    url: gateway.url,
+    rawLogs,
+    get logs() {
+      return rawLogs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    async close() {
+      await gateway.close();
+      await upstream.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TokenResponse {
+  issued_at: string;
+  expires_in: string;
+  token_type: string;
+  access_token: string;
+  refresh_token: string;
+}
+
+/** The spec's password grant, with the test user and app unless told otherwise. */
+export function passwordGrant(url: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${url}/oauth2/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ username: USER.username, password: USER.password, ...APP, ...body }),
+  });
+}
+
+export async function issueTokens(url: string, body: Record<string, unknown> = {}): Promise<TokenResponse> {
+  const response = await passwordGrant(url, body);
+  if (response.status !== 200) throw new Error(`password grant failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as TokenResponse;
+}
+
+/** The spec's refresh grant: every parameter a header (SPEC 4.4). */
+export function refreshGrant(url: string, refreshToken: string, client: { client_id: string; client_secret: string } = APP): Promise<Response> {
+  return fetch(`${url}/oauth2/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', grant_type: 'refresh_token', refresh_token: refreshToken, ...client },
+  });
+}
+
+export function revoke(url: string, token: string, client: { client_id: string; client_secret: string } = APP): Promise<Response> {
+  return fetch(`${url}/oauth2/v1/revokeToken`, { method: 'POST', headers: { token, ...client } });
+}
+
+export function callProtected(url: string, accessToken: string | undefined, path = '/business/score/v2/directors'): Promise<Response> {
+  return fetch(`${url}${path}`, { headers: accessToken === undefined ? {} : { authorization: `Bearer ${accessToken}` } });
+}
+
+export interface Envelope {
+  success: boolean;
+  requestId: string;
+  errors: Array<{ errorCode: string; errorType: string; message: string }>;
+  error?: string;
+  error_description?: string;
+}
+
+/** Reads an error response and returns the parts tests assert on. */
+export async function errorOf(response: Response): Promise<{ status: number; errorCode: string | undefined; body: Envelope }> {
+  const body = (await response.json()) as Envelope;
+  return { status: response.status, errorCode: body.errors?.[0]?.errorCode, body };
+}

@@ -1,0 +1,81 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootGateway, errorOf, type TestGateway } from '../helpers/gateway.js';
+
+/** Sends raw bytes and resolves with whatever comes back before the server closes (bounded). */
+function rawExchange(url: string, bytes: string, waitMs = 5_000): Promise<{ text: string; closed: boolean }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let text = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closed: false });
+    }, waitMs);
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text, closed: true });
+    });
+    socket.on('error', () => {});
+    socket.write(bytes);
+  });
+}
+
+describe('request limits and hostile input', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    tg = await bootGateway({ config: { limits: { oauth_body_size: '1kb', json_depth: 8, headers_timeout: '300ms', request_timeout: '600ms' } } });
+  });
+  afterAll(() => tg.close());
+
+  const postToken = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${tg.url}/oauth2/v1/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+  it('refuses a token request body over the limit with 413', async () => {
+    const response = await postToken(JSON.stringify({ username: 'x'.repeat(2_000) }));
+    expect(response.headers.get('connection')).toBe('close');
+    expect(await errorOf(response)).toMatchObject({ status: 413, errorCode: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('refuses deeply nested JSON as a JSON threat (SPEC 7) before parsing it', async () => {
+    const response = await postToken(`{"username":${'['.repeat(500)}${']'.repeat(500)}}`);
+    expect(await errorOf(response)).toMatchObject({ status: 401, errorCode: 'JSON_THREAT', body: { errors: [{ message: 'Access to the requested resource is not allowed' }] } });
+  });
+
+  it('cuts a client that never finishes its headers (slowloris)', async () => {
+    const started = Date.now();
+    const { closed } = await rawExchange(tg.url, 'GET /oauth2/v1/keys HTTP/1.1\r\nHost: x\r\n');
+    expect(closed).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('cuts a client that never finishes its body', async () => {
+    const { closed } = await rawExchange(tg.url, 'POST /oauth2/v1/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user');
+    expect(closed).toBe(true);
+  });
+
+  it('answers a malformed request line without crashing', async () => {
+    const { text } = await rawExchange(tg.url, 'BLAH BLAH BLAH\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400/);
+    expect((await fetch(`${tg.url}/oauth2/v1/keys`)).status).toBe(200);
+  });
+
+  it('refuses an absolute-form request target with 400', async () => {
+    const { text } = await rawExchange(tg.url, 'GET http://evil.example/oauth2/v1/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400/);
+    expect(text).toContain('MALFORMED_REQUEST');
+  });
+
+  it('never answers 500 to garbage on any endpoint', async () => {
+    const bodies = ['', '\u0000\u0001', '{"a":1', '{"username":{"$ne":null},"password":[]}', '{"__proto__":{"admin":true}}', '🙂'.repeat(100)];
+    const paths = ['/oauth2/v1/token', '/oauth2/v1/revokeToken', '/business/score/v2/x', '/.well-known/openid-configuration'];
+    for (const path of paths) {
+      for (const body of bodies) {
+        const response = await fetch(`${tg.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', client_id: 'x', client_secret: 'y', token: 'z', grant_type: 'refresh_token', refresh_token: 'r' }, body });
+        expect(response.status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
+        await response.arrayBuffer();
+      }
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { KeyRing } from '../../src/keys/key-ring.js';
+import type { SigningAlgorithm } from '../../src/keys/signing-key.js';
+import { AccessTokens } from '../../src/oauth/access-token.js';
+import { ManualClock } from '../helpers/clock.js';
+
+const HOUR = 3_600_000;
+
+async function ring(clock: ManualClock, algorithm: SigningAlgorithm = 'ES256') {
+  return KeyRing.create({ algorithm, rotationIntervalMs: 24 * HOUR, retentionMs: HOUR, clock });
+}
+
+const kids = (keyRing: KeyRing) => keyRing.jwks().keys.map((key) => key.kid);
+
+describe('key ring', () => {
+  it('publishes the next key before it signs anything', async () => {
+    const clock = new ManualClock();
+    const keyRing = await ring(clock);
+    const [current, next] = kids(keyRing);
+    expect(keyRing.selectSigningKey().kid).toBe(current);
+    expect(next).toBeDefined();
+    expect(next).not.toBe(current);
+  });
+
+  it('rotates on schedule: the published next key signs, the old one stays published for the retention period', async () => {
+    const clock = new ManualClock();
+    const keyRing = await ring(clock);
+    const [first, second] = kids(keyRing);
+    clock.advance(24 * HOUR - 1);
+    expect(await keyRing.maintain()).toBe(false);
+    clock.advance(1);
+    expect(await keyRing.maintain()).toBe(true);
+    expect(keyRing.selectSigningKey().kid).toBe(second);
+    expect(kids(keyRing)).toContain(first);
+    expect(kids(keyRing)).toHaveLength(3);
+    clock.advance(HOUR);
+    await keyRing.maintain();
+    expect(kids(keyRing)).not.toContain(first);
+    expect(kids(keyRing)).toHaveLength(2);
+  });
+
+  it('tells when it is next due: the next activation or an earlier retirement', async () => {
+    const clock = new ManualClock();
+    const keyRing = await ring(clock);
+    expect(keyRing.nextDueAt()).toBe(clock.now() + 24 * HOUR);
+    clock.advance(24 * HOUR);
+    await keyRing.maintain();
+    expect(keyRing.nextDueAt()).toBe(clock.now() + HOUR);
+  });
+
+  it('restarts the schedule from now after sleeping through several intervals', async () => {
+    const clock = new ManualClock();
+    const keyRing = await ring(clock);
+    clock.advance(100 * HOUR);
+    await keyRing.maintain();
+    expect(keyRing.nextDueAt()).toBe(clock.now() + HOUR);
+    clock.advance(HOUR);
+    await keyRing.maintain();
+    expect(keyRing.nextDueAt()).toBe(clock.now() + 23 * HOUR);
+  });
+
+  it('publishes kid, alg and use: sig, and never a private member', async () => {
+    const keyRing = await ring(new ManualClock(), 'RS256');
+    for (const jwk of keyRing.jwks().keys) {
+      expect(jwk).toMatchObject({ alg: 'RS256', use: 'sig', kty: 'RSA' });
+      expect(jwk.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) expect(jwk).not.toHaveProperty(member);
+    }
+  });
+
+  it('selects a verification key only for a published kid with the ring algorithm', async () => {
+    const keyRing = await ring(new ManualClock());
+    const { kid } = keyRing.selectSigningKey();
+    expect(keyRing.selectVerificationKey({ kid, alg: 'ES256' })).toBeDefined();
+    expect(keyRing.selectVerificationKey({ kid, alg: 'HS256' })).toBeUndefined();
+    expect(keyRing.selectVerificationKey({ alg: 'ES256' })).toBeUndefined();
+    expect(keyRing.selectVerificationKey({ kid: 'unknown', alg: 'ES256' })).toBeUndefined();
+  });
+
+  it.each(['ES256', 'RS256', 'PS256', 'EdDSA'] as const)('signs and verifies %s access tokens', async (algorithm) => {
+    const clock = new ManualClock();
+    const keyRing = await ring(clock, algorithm);
+    const tokens = new AccessTokens({ ring: keyRing, issuer: 'http://gw', audience: 'http://gw', ttlMs: 1_800_000, leewayMs: 5_000, clock });
+    const { token, claims } = await tokens.issue({ username: 'alice', clientId: 'app', grantId: 'g' }, clock.now());
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: algorithm, typ: 'at+jwt' });
+    await expect(tokens.verify(token)).resolves.toMatchObject({ sub: 'alice', client_id: 'app', jti: claims.jti, exp: claims.iat + 1800 });
+  });
+});

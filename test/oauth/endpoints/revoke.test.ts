@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP, OTHER_APP } from '../../helpers/accounts.js';
+import { bootGateway, callProtected, errorOf, issueTokens, refreshGrant, revoke, type TestGateway } from '../../helpers/gateway.js';
+
+describe('POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009)', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    tg = await bootGateway();
+  });
+  afterAll(() => tg.close());
+
+  it('revokes an access token: 200, and the token is refused at the edge', async () => {
+    const tokens = await issueTokens(tg.url);
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(200);
+    const response = await revoke(tg.url, tokens.access_token);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ success: true });
+    const refused = await callProtected(tg.url, tokens.access_token);
+    expect(await errorOf(refused)).toMatchObject({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID' });
+    // Revoking an access token leaves its refresh token usable.
+    expect((await refreshGrant(tg.url, tokens.refresh_token)).status).toBe(200);
+  });
+
+  it('revokes a refresh token and every access token issued from the same grant', async () => {
+    const tokens = await issueTokens(tg.url);
+    expect((await revoke(tg.url, tokens.refresh_token)).status).toBe(200);
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(401);
+    expect(await errorOf(await refreshGrant(tg.url, tokens.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+  });
+
+  it('answers 200 for an unknown, malformed or already revoked token (RFC 7009 2.2)', async () => {
+    const tokens = await issueTokens(tg.url);
+    await revoke(tg.url, tokens.access_token);
+    for (const token of ['A'.repeat(43), 'not-a-token', 'a.b.c', tokens.access_token]) {
+      expect((await revoke(tg.url, token)).status).toBe(200);
+    }
+  });
+
+  it("refuses to revoke another client's tokens, and leaves them working", async () => {
+    const tokens = await issueTokens(tg.url);
+    for (const token of [tokens.access_token, tokens.refresh_token]) {
+      const { status, errorCode, body } = await errorOf(await revoke(tg.url, token, OTHER_APP));
+      expect({ status, errorCode, error: body.error }).toEqual({ status: 400, errorCode: 'TOKEN_NOT_ISSUED_TO_CLIENT', error: 'invalid_request' });
+    }
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(200);
+    expect((await refreshGrant(tg.url, tokens.refresh_token)).status).toBe(200);
+  });
+
+  it('accepts client credentials by HTTP Basic or in a JSON body', async () => {
+    const tokens = await issueTokens(tg.url);
+    const basic = `Basic ${Buffer.from(`${APP.client_id}:${APP.client_secret}`).toString('base64')}`;
+    expect((await fetch(`${tg.url}/oauth2/v1/revokeToken`, { method: 'POST', headers: { token: tokens.access_token, authorization: basic } })).status).toBe(200);
+    const viaBody = await fetch(`${tg.url}/oauth2/v1/revokeToken`, {
+      method: 'POST',
+      headers: { token: tokens.refresh_token, 'content-type': 'application/json' },
+      body: JSON.stringify(APP),
+    });
+    expect(viaBody.status).toBe(200);
+  });
+
+  it.each([
+    ['client credentials missing', { token: 'x' }, 400, 'CLIENT_CREDENTIALS_REQUIRED'],
+    ['token missing', { ...APP }, 400, 'TOKEN_REQUIRED'],
+    ['wrong client secret', { token: 'x', client_id: APP.client_id, client_secret: 'nope' }, 401, 'INVALID_CLIENT_CREDENTIALS'],
+  ])('%s -> %i %s with RFC 6749 fields', async (_case, headers, status, errorCode) => {
+    const response = await fetch(`${tg.url}/oauth2/v1/revokeToken`, { method: 'POST', headers });
+    const result = await errorOf(response);
+    expect(result).toMatchObject({ status, errorCode });
+    expect(result.body.error).toBeTruthy();
+  });
+
+  it('answers other methods with 405', async () => {
+    const response = await fetch(`${tg.url}/oauth2/v1/revokeToken`, { headers: { ...APP, token: 'x' } });
+    expect(await errorOf(response)).toMatchObject({ status: 405, errorCode: 'METHOD_NOT_ALLOWED' });
+  });
+});

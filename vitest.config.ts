@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Real servers on port 0 and argon2 hashing: generous per-test bounds, never a sleep.
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
+  },
+});
