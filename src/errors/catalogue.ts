@@ -123,13 +123,6 @@ export const catalogue = Object.freeze({
     'temporarily_unavailable',
     false,
   ),
-  SERVICE_UNAVAILABLE: entry(
-    503,
-    'Service Unavailable',
-    'The service is temporarily unavailable. Please retry shortly',
-    'temporarily_unavailable',
-    false,
-  ),
 });
 
 export type ErrorCode = keyof typeof catalogue;
