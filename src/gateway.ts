@@ -79,6 +79,9 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
     () => logger.info({ kid: keyRing.selectSigningKey().kid }, 'signing key rotated'),
   );
+  if (!config.issuer && isWildcard(config.listen.host)) {
+    logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
+  }
   logger.info(
     { url, issuer, store: config.store, routes: config.routes.map((route) => route.path), ...accounts.counts, kid: keyRing.selectSigningKey().kid },
     'token-gateway listening',
@@ -107,6 +110,7 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
 }
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
 
 /** Stop accepting, let in-flight requests finish within the grace period, then release everything. */
 async function shutDown(server: Server, graceMs: number, release: () => Promise<void>): Promise<void> {

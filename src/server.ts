@@ -27,8 +27,11 @@ const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
 export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): RequestListener {
   return (req, res) => {
     const exchange = openExchange(req, res);
-    res.once('close', () => logAccess(ctx, exchange));
-    dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
+    const handled = dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
+    // Logged once the response is over *and* the handler has settled, so a
+    // client that hangs up mid-request is logged with the reason too.
+    const completed = new Promise<boolean>((resolve) => res.once('close', () => resolve(res.writableFinished)));
+    void Promise.all([handled, completed]).then(([, finished]) => logAccess(ctx, exchange, finished));
   };
 }
 
@@ -70,7 +73,7 @@ function reject(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
 }
 
 /** One line per request, from named fields only: no header, body or query is ever logged. */
-function logAccess(ctx: GatewayContext, exchange: Exchange): void {
+function logAccess(ctx: GatewayContext, exchange: Exchange, finished: boolean): void {
   const { req, res, error } = exchange;
   const latencyMs = Number(process.hrtime.bigint() - exchange.startedAt) / 1e6;
   ctx.logger.info(
@@ -80,7 +83,7 @@ function logAccess(ctx: GatewayContext, exchange: Exchange): void {
       path: exchange.path,
       route: exchange.route,
       // 499 (nginx's convention): the client went away before the response was complete.
-      status: res.writableFinished ? res.statusCode : 499,
+      status: finished ? res.statusCode : 499,
       latencyMs: Math.round(latencyMs * 100) / 100,
       clientId: exchange.clientId,
       errorCode: error?.code,

@@ -16,6 +16,7 @@ export interface ErrorRendering {
  * detail (which is for logs).
  */
 export function renderError(res: ServerResponse, error: GatewayError, rendering: ErrorRendering): void {
+  if (res.destroyed) return; // the client is gone: nobody to tell
   if (res.headersSent) {
     // Too late for an envelope (e.g. the upstream died mid-body): cut the
     // connection so the client sees a truncated response, not a wrong one.

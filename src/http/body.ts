@@ -11,10 +11,16 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   if (announced > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `content-length ${announced} > ${limit}` });
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `body passed ${limit} bytes` });
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `body passed ${limit} bytes` });
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    // The client hung up mid-body: its mistake, not a server failure (and nobody is left to answer).
+    throw new GatewayError('MALFORMED_REQUEST', { detail: 'client aborted while sending the body', cause: error });
   }
   return Buffer.concat(chunks, size);
 }

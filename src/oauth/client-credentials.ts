@@ -1,5 +1,8 @@
 import type { IncomingMessage } from 'node:http';
+import type { AppAccount } from '../accounts/schema.js';
+import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { Exchange } from '../http/exchange.js';
 
 export interface ClientCredentials {
   clientId: string;
@@ -60,4 +63,10 @@ function formDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/** Verifies the client (401 on failure) and records who it is for the access log. */
+export function authenticateClient(ctx: GatewayContext, exchange: Exchange, credentials: ClientCredentials): Promise<AppAccount> {
+  exchange.clientId = credentials.clientId;
+  return ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
 }

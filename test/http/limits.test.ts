@@ -79,3 +79,25 @@ describe('request limits and hostile input', () => {
     }
   });
 });
+
+describe('clients that hang up', () => {
+  it('logs a client abort mid-body as a 499 request, not as a server failure', async () => {
+    const tg = await bootGateway();
+    try {
+      const { hostname, port } = new URL(tg.url);
+      await new Promise<void>((done) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.write('POST /oauth2/v1/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user');
+          socket.destroy();
+        });
+        socket.on('close', () => done());
+      });
+      const deadline = Date.now() + 5_000;
+      while (!tg.logs.some((line) => line.msg === 'request') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(tg.logs.find((line) => line.msg === 'request')).toMatchObject({ status: 499, errorCode: 'MALFORMED_REQUEST' });
+      expect(tg.logs.filter((line) => (line.level as number) >= 50)).toEqual([]);
+    } finally {
+      await tg.close();
+    }
+  });
+});

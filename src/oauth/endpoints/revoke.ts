@@ -4,7 +4,7 @@ import { drainBody, readJsonObject } from '../../http/body.js';
 import type { Exchange } from '../../http/exchange.js';
 import { isJsonContentType } from '../../http/negotiate.js';
 import { sendRecord } from '../../http/respond.js';
-import { headerOf, readClientCredentials } from '../client-credentials.js';
+import { authenticateClient, headerOf, readClientCredentials } from '../client-credentials.js';
 import { hashRefreshToken, looksLikeRefreshToken } from '../refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
 import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
@@ -27,8 +27,7 @@ export const revokeEndpoint: Endpoint = {
     const credentials = readClientCredentials(req, body);
     const token = headerOf(req, 'token')?.trim();
     if (!token) throw new GatewayError('TOKEN_REQUIRED');
-    exchange.clientId = credentials.clientId;
-    const client = await ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
+    const client = await authenticateClient(ctx, exchange, credentials);
     await revokeOwnToken(ctx, client.client_id, token);
     sendRecord(
       exchange.res,

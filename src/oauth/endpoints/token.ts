@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { readJsonObject } from '../../http/body.js';
 import { isJsonContentType } from '../../http/negotiate.js';
-import { headerOf, readClientCredentials } from '../client-credentials.js';
+import { authenticateClient, headerOf, readClientCredentials } from '../client-credentials.js';
 import type { Grant } from '../grants/grant.js';
 import { passwordGrant } from '../grants/password.js';
 import { refreshTokenGrant } from '../grants/refresh-token.js';
@@ -39,8 +39,7 @@ export const tokenEndpoint: Endpoint = {
     const body = await readJsonObject(req, { maxBytes: oauth_body_size, maxDepth: json_depth });
     const credentials = readClientCredentials(req, body);
     const params = grant.parameters(req, body);
-    exchange.clientId = credentials.clientId;
-    const client = await ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
+    const client = await authenticateClient(ctx, exchange, credentials);
     sendTokenResponse(exchange, await grant.handler(ctx, client, params));
   },
 };
