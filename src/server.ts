@@ -13,6 +13,7 @@ import { tokenEndpoint } from './oauth/endpoints/token.js';
 import type { Forwarder } from './proxy/forward.js';
 import { handleProtectedRequest } from './proxy/pipeline.js';
 import type { RouteTable } from './proxy/routes.js';
+import { routingPathOf } from './proxy/safe-path.js';
 
 const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
   [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint].map((endpoint) => [endpoint.path, endpoint]),
@@ -59,7 +60,7 @@ async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTa
     await endpoint.handle(ctx, exchange);
     return;
   }
-  const route = routes.match(exchange.path);
+  const route = routes.match(routingPathOf(exchange.path));
   if (!route) throw new GatewayError('NOT_FOUND');
   await handleProtectedRequest(ctx, exchange, route, forwarder);
 }
@@ -82,8 +83,7 @@ function logAccess(ctx: GatewayContext, exchange: Exchange, finished: boolean): 
       method: req.method,
       path: exchange.path,
       route: exchange.route,
-      // 499 (nginx's convention): the client went away before the response was complete.
-      status: finished ? res.statusCode : 499,
+      status: finished ? res.statusCode : unfinishedStatus(error),
       latencyMs: Math.round(latencyMs * 100) / 100,
       clientId: exchange.clientId,
       errorCode: error?.code,
@@ -92,3 +92,10 @@ function logAccess(ctx: GatewayContext, exchange: Exchange, finished: boolean): 
     'request',
   );
 }
+
+/**
+ * A response that never completed: the gateway's own cut (upstream died
+ * mid-body) keeps its 5xx; otherwise the client went away first, which is
+ * 499 by nginx's convention.
+ */
+const unfinishedStatus = (error: GatewayError | undefined): number => (error && error.status >= 500 ? error.status : 499);

@@ -102,8 +102,8 @@ export const gatewayConfigSchema = z.strictObject({
     const path = ['routes', index, 'path'];
     if (seen.has(route.path)) ctx.addIssue({ code: 'custom', path, message: `"${route.path}" is already routed by an earlier entry` });
     seen.add(route.path);
-    if (route.path.startsWith('/oauth2/') || route.path.startsWith('/.well-known/')) {
-      ctx.addIssue({ code: 'custom', path, message: `"${route.path}" is served by the token service itself` });
+    if (overlapsTokenService(route.path)) {
+      ctx.addIssue({ code: 'custom', path, message: `"${route.path}" overlaps the token service's own paths (/oauth2, /.well-known)` });
     }
   });
   if (config.limits.headers_timeout > config.limits.request_timeout) {
@@ -113,6 +113,14 @@ export const gatewayConfigSchema = z.strictObject({
     ctx.addIssue({ code: 'custom', path: ['tokens', 'refresh_ttl'], message: 'must not be shorter than tokens.access_ttl' });
   }
 });
+
+const RESERVED_PREFIXES = ['/oauth2', '/.well-known'];
+
+/** True when a route would match a path under /oauth2 or /.well-known (a catch-all `/` would). */
+function overlapsTokenService(path: string): boolean {
+  const base = path.replace(/\/+$/, '');
+  return RESERVED_PREFIXES.some((reserved) => base === '' || base === reserved || base.startsWith(`${reserved}/`) || reserved.startsWith(`${base}/`));
+}
 
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
 type ParsedConfig = z.output<typeof gatewayConfigSchema>;

@@ -23,7 +23,12 @@ export function sendRecord(res: ServerResponse, status: number, record: XmlRecor
 
 /** Writes a JSON document; `headers` may set a more specific Content-Type. */
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Headers = {}): void {
-  send(res, status, JSON.stringify(value), { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+  sendJsonText(res, status, JSON.stringify(value), headers);
+}
+
+/** Writes JSON serialised in advance, for documents that change far less often than they are read. */
+export function sendJsonText(res: ServerResponse, status: number, json: string, headers: Headers = {}): void {
+  send(res, status, json, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Headers): void {

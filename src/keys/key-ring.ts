@@ -27,6 +27,7 @@ export class KeyRing {
   private next: SigningKey;
   private retired: RetiredKey[] = [];
   private view: { keys: JWK[] } = { keys: [] };
+  private viewJson = '';
   private byKid = new Map<string, SigningKey>();
 
   private constructor(private readonly options: KeyRingOptions, current: SigningKey, next: SigningKey) {
@@ -67,6 +68,11 @@ export class KeyRing {
     return this.view;
   }
 
+  /** The JWK Set serialised once per change, for the JWKS endpoint. */
+  jwksJson(): string {
+    return this.viewJson;
+  }
+
   /** When `maintain` next has work to do. */
   nextDueAt(): number {
     const retirements = this.retired.map((entry) => entry.publishedUntil);
@@ -99,5 +105,6 @@ export class KeyRing {
     const published = [this.current, this.next, ...this.retired.map((entry) => entry.key)];
     this.byKid = new Map(published.map((key) => [key.kid, key]));
     this.view = Object.freeze({ keys: published.map((key) => key.publicJwk) }) as { keys: JWK[] };
+    this.viewJson = JSON.stringify(this.view);
   }
 }

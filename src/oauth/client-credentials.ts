@@ -41,10 +41,16 @@ function agreeOn(values: Array<string | undefined>): string | undefined {
 
 const stringOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** A single-valued header; a header sent twice is ambiguous and counts as absent. */
+/**
+ * A single-valued parameter header. Node joins a repeated custom header with
+ * ", ", which would turn `token: a` + `token: b` into one value that is
+ * neither; a parameter sent twice is refused instead.
+ */
 export function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value : undefined;
+  const values = req.headersDistinct[name];
+  if (values === undefined) return undefined;
+  if (values.length > 1) throw new GatewayError('MALFORMED_REQUEST', { detail: `header ${name} sent ${values.length} times` });
+  return values[0];
 }
 
 function fromBasic(authorization: string | undefined): Partial {
@@ -67,6 +73,7 @@ function formDecode(text: string): string {
 
 /** Verifies the client (401 on failure) and records who it is for the access log. */
 export function authenticateClient(ctx: GatewayContext, exchange: Exchange, credentials: ClientCredentials): Promise<AppAccount> {
-  exchange.clientId = credentials.clientId;
+  // Only a client_id we know is logged: an unknown one may be a secret typed into the wrong field.
+  if (ctx.accounts.findApp(credentials.clientId)) exchange.clientId = credentials.clientId;
   return ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
 }

@@ -12,7 +12,11 @@ import type { CompiledRoute } from './routes.js';
  * of the gateway sees only `forward`.
  */
 export interface Forwarder {
-  /** Resolves when the response is complete or the client went away; rejects (502/504/413) while nothing is sent yet. */
+  /**
+   * Resolves when the response is complete or the client went away. Rejects
+   * with 502, 504 or 413; after the response has started, the renderer turns
+   * a rejection into a cut connection.
+   */
   forward(exchange: Exchange, route: CompiledRoute): Promise<void>;
   close(): void;
 }
@@ -22,66 +26,77 @@ export interface ForwarderOptions {
   maxBodyBytes: number;
 }
 
+/** What the proxy's events need to know about one request in flight. */
 interface InFlight {
-  timeoutMs: number;
-  timedOut: boolean;
-  abandoned: boolean;
+  readonly idleTimeoutMs: number;
+  readonly fail: (error: GatewayError) => void;
+  readonly responseStarted: () => void;
+  settled: boolean;
   upstreamRequest?: ClientRequest;
 }
 
 // Keep-alive pools: a new TCP connection per request would cost more than the proxying itself.
 const agentOptions = { keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' as const };
 
+const timeoutError = (ms: number) => new GatewayError('UPSTREAM_TIMEOUT', { detail: `no answer within ${ms}ms` });
+
 export function createForwarder(options: ForwarderOptions): Forwarder {
   const httpAgent = new HttpAgent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
   const inFlight = new WeakMap<IncomingMessage, InFlight>();
-  // xfwd: X-Forwarded-For/-Port/-Proto/-Host; changeOrigin: Host is the upstream's, the client's goes in X-Forwarded-Host.
-  const proxy = createProxyServer({ xfwd: true, changeOrigin: true });
+  // X-Forwarded-* are written by setForwardedHeaders, not appended by the library (see there).
+  const proxy = createProxyServer({ xfwd: false, changeOrigin: true });
 
   proxy.on('proxyReq', (upstreamRequest, req) => {
     const state = inFlight.get(req);
     if (!state) return;
-    if (state.abandoned) {
+    if (state.settled) {
       upstreamRequest.destroy();
       return;
     }
     state.upstreamRequest = upstreamRequest;
-    upstreamRequest.setTimeout(state.timeoutMs, () => {
-      state.timedOut = true;
-      upstreamRequest.destroy();
+    // Idle time on the upstream socket, including mid-body stalls after the headers.
+    upstreamRequest.setTimeout(state.idleTimeoutMs, () => state.fail(timeoutError(state.idleTimeoutMs)));
+  });
+
+  proxy.on('proxyRes', (upstreamResponse, req) => {
+    const state = inFlight.get(req);
+    state?.responseStarted();
+    upstreamResponse.on('error', () => {}); // reported through 'close' below
+    // pipe() does not pass on a premature end: an upstream that dies mid-body
+    // would leave the client waiting forever. Failing here cuts the client's
+    // connection, so it sees a truncated response instead of a hang.
+    upstreamResponse.once('close', () => {
+      if (!upstreamResponse.complete) state?.fail(new GatewayError('UPSTREAM_UNAVAILABLE', { detail: 'upstream closed mid-response' }));
     });
   });
-  // The client hung up: nothing to answer, the upstream request is already destroyed by the library.
+  // The client hung up: nothing to answer, the library has destroyed the upstream request.
   proxy.on('econnreset', () => {});
 
   return {
     forward(exchange, route) {
       const { req, res } = exchange;
-      const state: InFlight = { timeoutMs: route.timeoutMs, timedOut: false, abandoned: false };
-      inFlight.set(req, state);
-      req.headers['x-request-id'] = exchange.requestId;
       return new Promise<void>((resolve, reject) => {
-        let settled = false;
+        // Covers everything before the response headers: waiting for a pooled
+        // socket, connecting, sending the body, and the upstream's thinking.
+        const deadline = setTimeout(() => state.fail(timeoutError(route.timeoutMs)), route.timeoutMs);
         const settle = (error?: GatewayError) => {
-          if (settled) return;
-          settled = true;
-          if (error) {
-            state.abandoned = true;
-            state.upstreamRequest?.destroy();
-            reject(error);
-          } else resolve();
+          if (state.settled) return;
+          state.settled = true;
+          clearTimeout(deadline);
+          if (!error) return resolve();
+          state.upstreamRequest?.destroy();
+          reject(error);
         };
+        const state: InFlight = { idleTimeoutMs: route.timeoutMs, fail: settle, responseStarted: () => clearTimeout(deadline), settled: false };
+        inFlight.set(req, state);
         res.once('close', () => settle());
-        const body = isChunked(req) ? limitBody(req, options.maxBodyBytes, () => settle(new GatewayError('PAYLOAD_TOO_LARGE', { detail: 'chunked body over limit' }))) : undefined;
+
+        setForwardedHeaders(exchange);
+        const body = isChunked(req) ? limitBody(exchange, options.maxBodyBytes, settle) : undefined;
         const agent = route.upstream.protocol === 'https:' ? httpsAgent : httpAgent;
-        proxy.web(req, res, { target: route.upstream.href, agent, ...(body ? { buffer: body } : {}) }, (error) => {
-          const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-          settle(
-            state.timedOut
-              ? new GatewayError('UPSTREAM_TIMEOUT', { detail: `no answer within ${state.timeoutMs}ms` })
-              : new GatewayError('UPSTREAM_UNAVAILABLE', { detail: code }),
-          );
+        proxy.web(req, res, { target: route.upstream, agent, ...(body ? { buffer: body } : {}) }, (error) => {
+          settle(new GatewayError('UPSTREAM_UNAVAILABLE', { detail: (error as NodeJS.ErrnoException).code ?? error.message }));
         });
       });
     },
@@ -93,10 +108,31 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
   };
 }
 
+/**
+ * X-Forwarded-For gets the client's address appended (readers take it right
+ * to left, so the last entry is the one we vouch for). Proto, Host and Port
+ * are replaced by what this gateway saw: a client must not be able to claim
+ * it came over https. Trusting a load balancer's values arrives with the
+ * trusted-proxy settings of the policy engine. Expect is dropped: Node has
+ * already answered `100 Continue` to the client.
+ */
+function setForwardedHeaders({ req, requestId }: Exchange): void {
+  const headers = req.headers;
+  const clientAddress = req.socket.remoteAddress ?? '';
+  const prior = headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = prior ? `${prior}, ${clientAddress}` : clientAddress;
+  headers['x-forwarded-proto'] = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
+  headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
+  if (headers.host) headers['x-forwarded-host'] = headers.host;
+  else delete headers['x-forwarded-host'];
+  headers['x-request-id'] = requestId;
+  delete headers.expect;
+}
+
 const isChunked = (req: IncomingMessage): boolean => req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined;
 
 /** Passes the body through, and stops it the moment it grows past `limit`. */
-function limitBody(req: IncomingMessage, limit: number, onOverflow: () => void): Transform {
+function limitBody({ req, res }: Exchange, limit: number, fail: (error: GatewayError) => void): Transform {
   let size = 0;
   const limiter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
@@ -106,7 +142,9 @@ function limitBody(req: IncomingMessage, limit: number, onOverflow: () => void):
         return;
       }
       req.unpipe(limiter);
-      onOverflow();
+      fail(new GatewayError('PAYLOAD_TOO_LARGE', { detail: 'chunked body over limit' }));
+      // If the upstream had already answered, nobody reads the rest of this body: free the connection now.
+      if (res.headersSent) req.socket.destroy();
       callback();
     },
   });

@@ -4,7 +4,6 @@ import type { Exchange } from '../http/exchange.js';
 import { authenticateBearer } from './bearer.js';
 import type { Forwarder } from './forward.js';
 import type { CompiledRoute } from './routes.js';
-import { assertSafePath } from './safe-path.js';
 
 /**
  * A protected call, phase by phase. Every phase before `forward` can only
@@ -13,7 +12,6 @@ import { assertSafePath } from './safe-path.js';
  */
 export async function handleProtectedRequest(ctx: GatewayContext, exchange: Exchange, route: CompiledRoute, forwarder: Forwarder): Promise<void> {
   exchange.route = route.path;
-  assertSafePath(exchange.path);
   const claims = await authenticateBearer(ctx, exchange.req);
   exchange.clientId = claims.client_id;
   assertBodyWithinLimit(exchange, ctx.config.limits.body_size);

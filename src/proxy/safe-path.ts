@@ -1,20 +1,31 @@
 import { GatewayError } from '../errors/gateway-error.js';
 
+// A separator or dot still percent-encoded after one decoding: double encoding.
+const DOUBLE_ENCODED = /%(2e|2f|5c|00)/i;
+
 /**
- * The path is forwarded unchanged, so it must mean the same thing to the
- * upstream as to our route table: dot segments and encoded separators, which
- * an upstream may resolve to a path outside the route's prefix, are refused.
+ * The path routes are matched on: the request path decoded once, segment by
+ * segment. The raw path is forwarded unchanged, so it must mean the same thing
+ * to the upstream as to our route table: dot segments (also Tomcat's `..;x`),
+ * encoded separators and double encoding, which an upstream may resolve to a
+ * path outside the route's prefix, are refused.
  */
-export function assertSafePath(path: string): void {
-  for (const segment of path.split('/')) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      throw new GatewayError('MALFORMED_REQUEST', { detail: 'invalid percent-encoding in path' });
-    }
-    if (decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\\') || decoded.includes('\0')) {
-      throw new GatewayError('MALFORMED_REQUEST', { detail: 'dot segment or encoded separator in path' });
-    }
-  }
+export function routingPathOf(path: string): string {
+  return path.split('/').map(decodeSegment).join('/');
 }
+
+function decodeSegment(segment: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    throw refuse('invalid percent-encoding in path');
+  }
+  const beforeParameters = decoded.split(';')[0];
+  if (beforeParameters === '.' || beforeParameters === '..') throw refuse('dot segment in path');
+  if (/[/\\\0]/.test(decoded)) throw refuse('encoded separator in path');
+  if (DOUBLE_ENCODED.test(decoded)) throw refuse('double-encoded path');
+  return decoded;
+}
+
+const refuse = (detail: string) => new GatewayError('MALFORMED_REQUEST', { detail });

@@ -56,3 +56,11 @@ describe('accounts.yaml', () => {
     await expect(registry.authenticateUser('nobody', 'pw')).rejects.toMatchObject({ code: 'INVALID_USER_CREDENTIALS' });
   });
 });
+
+describe('hashing concurrency', () => {
+  it('serves a burst of verifications completely, queued behind the gate', async () => {
+    const hash = await hashSecret('burst');
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => verifySecret(hash, i % 2 === 0 ? 'burst' : 'nope')));
+    expect(results).toEqual(Array.from({ length: 12 }, (_, i) => i % 2 === 0));
+  });
+});

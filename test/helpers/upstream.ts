@@ -16,7 +16,9 @@ export interface TestUpstream {
 
 /**
  * A real upstream that records what reaches it. Paths ending in `/slow`
- * never answer (for 504 tests); everything else gets a small JSON echo.
+ * never answer (for 504 tests), `/stalled` stops after its headers,
+ * `/truncated` dies mid-body; everything else
+ * gets a small JSON echo.
  */
 export async function startUpstream(): Promise<TestUpstream> {
   const seen: SeenRequest[] = [];
@@ -27,6 +29,17 @@ export async function startUpstream(): Promise<TestUpstream> {
       const body = Buffer.concat(chunks).toString();
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       if (req.url?.endsWith('/slow')) return;
+      if (req.url?.endsWith('/stalled')) {
+        res.writeHead(200, { 'content-length': '1000' });
+        res.write('partial');
+        return;
+      }
+      if (req.url?.endsWith('/truncated')) {
+        res.writeHead(200, { 'content-length': '1000' });
+        res.write('partial');
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ ok: true, url: req.url, bytes: body.length }));
     });

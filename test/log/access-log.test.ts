@@ -12,6 +12,8 @@ describe('access log', () => {
     tokens.push(first.access_token, first.refresh_token, second.access_token, second.refresh_token);
     await callProtected(tg.url, second.access_token);
     await passwordGrant(tg.url, { password: 'wrong-password-typed' });
+    // A secret typed into the client_id field must not land in the log either.
+    await passwordGrant(tg.url, { client_id: 'secret-typed-as-client-id' });
     await revoke(tg.url, second.refresh_token);
     await callProtected(tg.url, second.access_token);
     await fetch(`${tg.url}/business/score/v2/directors?api_key=query-secret-value`, { headers: { authorization: `Bearer ${second.access_token}` } });
@@ -20,7 +22,7 @@ describe('access log', () => {
 
   it('writes one structured line per request with id, route, status, latency and client', () => {
     const lines = tg.logs.filter((line) => line.msg === 'request');
-    expect(lines).toHaveLength(7);
+    expect(lines).toHaveLength(8);
     for (const line of lines) {
       expect(line).toMatchObject({ requestId: expect.any(String), method: expect.any(String), status: expect.any(Number), latencyMs: expect.any(Number) });
     }
@@ -30,7 +32,7 @@ describe('access log', () => {
 
   it('never contains a password, client secret, token or query string', () => {
     const everything = tg.rawLogs.join('\n');
-    for (const secret of [...ALL_SECRETS, ...tokens, 'wrong-password-typed', 'query-secret-value']) {
+    for (const secret of [...ALL_SECRETS, ...tokens, 'wrong-password-typed', 'secret-typed-as-client-id', 'query-secret-value']) {
       expect(everything).not.toContain(secret);
     }
   });

@@ -18,6 +18,31 @@ function send(url: string, options: { method?: string; path: string; headers?: R
   });
 }
 
+/** Resolves 'complete' or 'cut' (never hangs: the gateway must end it). */
+function outcomeOf(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; outcome: 'complete' | 'cut' }> {
+  return new Promise((resolve) => {
+    const { hostname, port } = new URL(url);
+    let status = 0;
+    const req = request({ hostname, port, path, headers }, (res) => {
+      status = res.statusCode ?? 0;
+      res.on('data', () => {});
+      res.on('end', () => resolve({ status, outcome: 'complete' }));
+      res.on('error', () => resolve({ status, outcome: 'cut' }));
+    });
+    req.on('error', () => resolve({ status, outcome: 'cut' }));
+    req.end();
+  });
+}
+
+const lastLogFor = async (tg: TestGateway, path: string) => {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const line = tg.logs.filter((entry) => entry.msg === 'request' && entry.path === path).at(-1);
+    if (line || Date.now() > deadline) return line;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
 describe('forwarding to the upstream', () => {
   let tg: TestGateway;
   let token: string;
@@ -72,6 +97,45 @@ describe('forwarding to the upstream', () => {
     expect(await errorOf(response)).toMatchObject({ status: 504, errorCode: 'UPSTREAM_TIMEOUT', body: { errors: [{ errorType: 'Gateway Timeout' }] } });
   });
 
+  it('cuts the client connection when the upstream dies mid-body, and logs it as a 502', async () => {
+    const result = await outcomeOf(tg.url, '/business/score/v2/truncated', { authorization: `Bearer ${token}` });
+    expect(result).toEqual({ status: 200, outcome: 'cut' });
+    expect(await lastLogFor(tg, '/business/score/v2/truncated')).toMatchObject({ status: 502, errorCode: 'UPSTREAM_UNAVAILABLE' });
+    expect((await callProtected(tg.url, token)).status).toBe(200);
+  });
+
+  it('cuts the client connection when the upstream stalls after its headers, and logs it as a 504', async () => {
+    const result = await outcomeOf(tg.url, '/business/score/v2/stalled', { authorization: `Bearer ${token}` });
+    expect(result).toEqual({ status: 200, outcome: 'cut' });
+    expect(await lastLogFor(tg, '/business/score/v2/stalled')).toMatchObject({ status: 504, errorCode: 'UPSTREAM_TIMEOUT' });
+  });
+
+  it('applies the upstream timeout to requests sent with Expect: 100-continue', async () => {
+    const response = await send(tg.url, {
+      path: '/business/score/v2/slow',
+      headers: { authorization: `Bearer ${token}`, expect: '100-continue', 'content-type': 'application/json' },
+      chunks: ['{}'],
+    });
+    expect(response.status).toBe(504);
+    expect(tg.upstream.seen.at(-1)!.headers.expect).toBeUndefined();
+  });
+
+  it('does not let a client forge X-Forwarded-Proto/-Host, and appends to X-Forwarded-For', async () => {
+    await fetch(`${tg.url}/business/score/v2/directors`, {
+      headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '6.6.6.6', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' },
+    });
+    const seen = tg.upstream.seen.at(-1)!;
+    expect(seen.headers['x-forwarded-for']).toBe('6.6.6.6, 127.0.0.1');
+    expect(seen.headers['x-forwarded-proto']).toBe('http');
+    expect(seen.headers['x-forwarded-host']).toBe(new URL(tg.url).host);
+    expect(seen.headers['x-forwarded-port']).toBe(new URL(tg.url).port);
+  });
+
+  it('matches routes on the decoded path and forwards the raw one', async () => {
+    expect((await callProtected(tg.url, token, '/business/score/%76%32/directors')).status).toBe(200);
+    expect(tg.upstream.seen.at(-1)!.url).toBe('/business/score/%76%32/directors');
+  });
+
   it('refuses an announced oversize body with 413 before anything reaches the upstream', async () => {
     const seenBefore = tg.upstream.seen.length;
     const response = await send(tg.url, { path: '/business/score/v2/upload', headers: { authorization: `Bearer ${token}`, 'content-length': '2048' }, chunks: ['x'.repeat(2048)] });
@@ -97,6 +161,9 @@ describe('forwarding to the upstream', () => {
     ['/business/score/v2/%2e%2e/admin', 'an encoded dot-dot segment'],
     ['/business/score/v2/a%2Fb', 'an encoded slash'],
     ['/business/score/v2/%zz', 'broken percent-encoding'],
+    ['/business/score/v2/..;/admin', "Tomcat's dot segment with a path parameter"],
+    ['/business/score/v2/%252e%252e/admin', 'a double-encoded dot-dot segment'],
+    ['/business/score/v2/a%255cb', 'a double-encoded backslash'],
   ])('refuses %s (%s) with 400', async (path) => {
     const response = await send(tg.url, { method: 'GET', path, headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(400);

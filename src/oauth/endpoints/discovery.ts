@@ -1,4 +1,4 @@
-import { sendJson } from '../../http/respond.js';
+import { sendJsonText } from '../../http/respond.js';
 import type { GatewayContext } from '../../context.js';
 import type { Endpoint } from './endpoint.js';
 import { jwksEndpoint } from './jwks.js';
@@ -31,6 +31,15 @@ export function providerMetadata(ctx: GatewayContext): Record<string, unknown> {
   };
 }
 
+// The metadata depends only on start-up settings: serialised once per gateway.
+const serialised = new WeakMap<GatewayContext, string>();
+
+function metadataJson(ctx: GatewayContext): string {
+  let json = serialised.get(ctx);
+  if (json === undefined) serialised.set(ctx, (json = JSON.stringify(providerMetadata(ctx))));
+  return json;
+}
+
 export const discoveryEndpoint: Endpoint = {
   path: '/.well-known/openid-configuration',
   methods: ['GET', 'HEAD'],
@@ -38,7 +47,7 @@ export const discoveryEndpoint: Endpoint = {
 
   async handle(ctx, exchange) {
     // Always JSON: the document's format is fixed by OpenID Connect Discovery.
-    sendJson(exchange.res, 200, providerMetadata(ctx), {
+    sendJsonText(exchange.res, 200, metadataJson(ctx), {
       'Cache-Control': `public, max-age=${DISCOVERY_MAX_AGE_S}`,
     });
   },

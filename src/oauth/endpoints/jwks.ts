@@ -1,4 +1,4 @@
-import { sendJson } from '../../http/respond.js';
+import { sendJsonText } from '../../http/respond.js';
 import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
 
 /** Five minutes, and never more than half a rotation interval. */
@@ -17,7 +17,7 @@ export const jwksEndpoint: Endpoint = {
 
   async handle(ctx, exchange) {
     const maxAge = Math.min(JWKS_MAX_AGE_S, Math.floor(ctx.config.keys.rotation_interval / 2000));
-    sendJson(exchange.res, 200, ctx.keyRing.jwks(), {
+    sendJsonText(exchange.res, 200, ctx.keyRing.jwksJson(), {
       'Content-Type': 'application/jwk-set+json',
       'Cache-Control': `public, max-age=${maxAge}`,
     });

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP, OTHER_APP } from '../../helpers/accounts.js';
 import { bootGateway, callProtected, errorOf, issueTokens, refreshGrant, revoke, type TestGateway } from '../../helpers/gateway.js';
@@ -67,6 +68,22 @@ describe('POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009)', () => {
     const result = await errorOf(response);
     expect(result).toMatchObject({ status, errorCode });
     expect(result.body.error).toBeTruthy();
+  });
+
+  it('refuses a parameter header sent twice instead of guessing (400, nothing revoked)', async () => {
+    const tokens = await issueTokens(tg.url);
+    const { hostname, port } = new URL(tg.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      // Node joins repeated headers with ", " when fetch sends them, so the raw wire format is written here.
+      const req = request({ hostname, port, path: '/oauth2/v1/revokeToken', method: 'POST', headers: ['client_id', APP.client_id, 'client_secret', APP.client_secret, 'token', tokens.access_token, 'token', 'x'] }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(200);
   });
 
   it('answers other methods with 405', async () => {
