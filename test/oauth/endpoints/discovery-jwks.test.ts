@@ -64,3 +64,18 @@ describe('GET /oauth2/v1/keys (SPEC 4.2, RFC 7517)', () => {
     expect(payload.iss).toBe(metadata.issuer);
   });
 });
+
+describe('keys.algorithm', () => {
+  it.each(['EdDSA', 'RS256'] as const)('%s: discovery lists it, the JWKS publishes it, a standard client verifies with it', async (algorithm) => {
+    const tg = await bootGateway({ config: { keys: { algorithm } } });
+    try {
+      const metadata = (await (await fetch(`${tg.url}/.well-known/openid-configuration`)).json()) as { issuer: string; jwks_uri: string; id_token_signing_alg_values_supported: string[] };
+      expect(metadata.id_token_signing_alg_values_supported).toEqual([algorithm]);
+      const { access_token } = await issueTokens(tg.url);
+      const { protectedHeader } = await jwtVerify(access_token, createRemoteJWKSet(new URL(metadata.jwks_uri)), { issuer: metadata.issuer, algorithms: [algorithm] });
+      expect(protectedHeader.alg).toBe(algorithm);
+    } finally {
+      await tg.close();
+    }
+  });
+});
