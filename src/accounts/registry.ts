@@ -4,7 +4,7 @@ import { loadYamlFile } from '../config/yaml-file.js';
 import { accountsSchema, type AccountsFile, type AppAccount, type UserAccount } from './schema.js';
 import { hashSecret, verifySecret } from './secret-hash.js';
 
-export const ACTIVE = 'active';
+const ACTIVE = 'active';
 
 /**
  * The developer accounts and applications of accounts.yaml. Credentials are

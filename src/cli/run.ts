@@ -4,7 +4,7 @@ import { HASH_SECRET_USAGE, hashSecretCommand } from './hash-secret.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 import { serveCommand } from './serve.js';
 
-export const USAGE = `usage: token-gateway <command> [options]
+const USAGE = `usage: token-gateway <command> [options]
 
 commands:
   serve [--config FILE] [--port N]   run the gateway (default config: ./gateway.yaml)

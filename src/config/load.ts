@@ -17,7 +17,7 @@ export async function loadGatewayConfig(file: string, overrides: ConfigOverrides
   });
 }
 
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);

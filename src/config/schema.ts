@@ -122,7 +122,6 @@ function overlapsTokenService(path: string): boolean {
   return RESERVED_PREFIXES.some((reserved) => base === '' || base === reserved || base.startsWith(`${reserved}/`) || reserved.startsWith(`${base}/`));
 }
 
-export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
 type ParsedConfig = z.output<typeof gatewayConfigSchema>;
 
 /** The validated, frozen configuration; `accounts` is an absolute path. */

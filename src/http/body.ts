@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.js';
  * whether the size was announced (Content-Length) or not (chunked). Only the
  * OAuth endpoints buffer bodies, and theirs are small.
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const announced = Number(req.headers['content-length'] ?? 0);
   if (announced > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `content-length ${announced} > ${limit}` });
   const chunks: Buffer[] = [];

@@ -22,7 +22,7 @@ export function sendRecord(res: ServerResponse, status: number, record: XmlRecor
 }
 
 /** Writes a JSON document; `headers` may set a more specific Content-Type. */
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Headers = {}): void {
+function sendJson(res: ServerResponse, status: number, value: unknown, headers: Headers = {}): void {
   sendJsonText(res, status, JSON.stringify(value), headers);
 }
 

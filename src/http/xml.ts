@@ -10,7 +10,7 @@ export interface XmlRecord {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
-export const escapeXml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+const escapeXml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 export function toXmlDocument(root: string, record: XmlRecord, itemName = 'item'): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${element(root, record, itemName)}\n`;

@@ -5,7 +5,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { KeyRing } from '../keys/key-ring.js';
 
 /** RFC 9068 section 2.1: the media type that tells an access token from an ID token. */
-export const ACCESS_TOKEN_TYP = 'at+jwt';
+const ACCESS_TOKEN_TYP = 'at+jwt';
 
 export interface AccessTokenClaims extends JWTPayload {
   iss: string;
@@ -100,6 +100,3 @@ export class AccessTokens {
     }
   }
 }
-
-/** True when the verification failure was only the token's age. */
-export const isExpiry = (error: GatewayError): boolean => error.detail === 'ERR_JWT_EXPIRED';

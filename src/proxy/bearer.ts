@@ -14,7 +14,7 @@ const INVALID_TOKEN_CHALLENGE = {
   'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${catalogue.ACCESS_TOKEN_INVALID.message}"`,
 };
 
-export function readBearerToken(req: IncomingMessage): string | undefined {
+function readBearerToken(req: IncomingMessage): string | undefined {
   return BEARER.exec(req.headers.authorization ?? '')?.[1];
 }
 

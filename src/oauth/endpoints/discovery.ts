@@ -13,7 +13,7 @@ const DISCOVERY_MAX_AGE_S = 3600;
  * authorization endpoint (SPEC 1: two-legged password flow), so
  * `response_types_supported`, REQUIRED by both documents, is present and empty.
  */
-export function providerMetadata(ctx: GatewayContext): Record<string, unknown> {
+function providerMetadata(ctx: GatewayContext): Record<string, unknown> {
   const { issuer } = ctx;
   const authMethods = ['client_secret_basic', 'client_secret_post'];
   return {
