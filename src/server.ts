@@ -66,8 +66,12 @@ async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTa
 }
 
 function reject(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
-  const gatewayError = isGatewayError(error) ? error : new GatewayError('INTERNAL_ERROR', { detail: 'unexpected failure', cause: error });
-  if (!isGatewayError(error)) ctx.logger.error({ requestId: exchange.requestId, err: error }, 'unexpected failure');
+  let gatewayError: GatewayError;
+  if (isGatewayError(error)) gatewayError = error;
+  else {
+    ctx.logger.error({ requestId: exchange.requestId, err: error }, 'unexpected failure');
+    gatewayError = new GatewayError('INTERNAL_ERROR', { detail: 'unexpected failure', cause: error });
+  }
   exchange.error = gatewayError;
   const oauth = ENDPOINTS.get(exchange.path)?.oauthErrors ?? false;
   renderError(exchange.res, gatewayError, { requestId: exchange.requestId, format: exchange.format, oauth });

@@ -7,8 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
  * OAuth endpoints buffer bodies, and theirs are small.
  */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const announced = Number(req.headers['content-length'] ?? 0);
-  if (announced > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `content-length ${announced} > ${limit}` });
+  assertAnnouncedSizeWithin(req, limit);
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -23,6 +22,12 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     throw new GatewayError('MALFORMED_REQUEST', { detail: 'client aborted while sending the body', cause: error });
   }
   return Buffer.concat(chunks, size);
+}
+
+/** A body announced (Content-Length) as larger than `limit` is refused before a byte of it is read. */
+export function assertAnnouncedSizeWithin(req: IncomingMessage, limit: number): void {
+  const announced = Number(req.headers['content-length'] ?? 0);
+  if (announced > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `content-length ${announced} > ${limit}` });
 }
 
 /**

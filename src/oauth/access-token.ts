@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { errors as joseErrors, jwtVerify, SignJWT, type CryptoKey, type JWSHeaderParameters, type JWTPayload } from 'jose';
 import { toEpochSeconds, type Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { KeyRing } from '../keys/key-ring.js';
@@ -41,7 +41,16 @@ export interface AccessTokenSubject {
 
 /** Signs and verifies access tokens (RFC 9068 JWT profile) with the key ring. */
 export class AccessTokens {
-  constructor(private readonly settings: AccessTokenSettings) {}
+  /** Built once: Bearer validation is the hot path. */
+  private readonly selectKey: (header: JWSHeaderParameters) => CryptoKey;
+
+  constructor(private readonly settings: AccessTokenSettings) {
+    this.selectKey = (header) => {
+      const key = settings.ring.selectVerificationKey(header);
+      if (!key) throw new joseErrors.JWKSNoMatchingKey();
+      return key.publicKey;
+    };
+  }
 
   get ttlSeconds(): number {
     return Math.round(this.settings.ttlMs / 1000);
@@ -76,23 +85,16 @@ export class AccessTokens {
   async verify(token: string): Promise<AccessTokenClaims> {
     const { ring, issuer, audience, leewayMs, clock } = this.settings;
     try {
-      const { payload } = await jwtVerify(
-        token,
-        (header) => {
-          const key = ring.selectVerificationKey(header);
-          if (!key) throw new joseErrors.JWKSNoMatchingKey();
-          return key.publicKey;
-        },
-        {
-          algorithms: [ring.algorithm],
-          typ: ACCESS_TOKEN_TYP,
-          issuer,
-          audience,
-          clockTolerance: Math.floor(leewayMs / 1000),
-          currentDate: new Date(clock.now()),
-          requiredClaims: ['sub', 'client_id', 'iat', 'exp', 'jti', 'sid'],
-        },
-      );
+      const { payload } = await jwtVerify(token, this.selectKey, {
+        algorithms: [ring.algorithm],
+        typ: ACCESS_TOKEN_TYP,
+        issuer,
+        audience,
+        // Seconds, fractions kept: a configured 500ms leeway is 0.5 s, not 0.
+        clockTolerance: leewayMs / 1000,
+        currentDate: new Date(clock.now()),
+        requiredClaims: ['sub', 'client_id', 'iat', 'exp', 'jti', 'sid'],
+      });
       return payload as AccessTokenClaims;
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'ERR_UNKNOWN';

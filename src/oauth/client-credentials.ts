@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AppAccount } from '../accounts/schema.js';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { readJsonObject } from '../http/body.js';
 import type { Exchange } from '../http/exchange.js';
 
 export interface ClientCredentials {
@@ -76,4 +77,10 @@ export function authenticateClient(ctx: GatewayContext, exchange: Exchange, cred
   // Only a client_id we know is logged: an unknown one may be a secret typed into the wrong field.
   if (ctx.accounts.findApp(credentials.clientId)) exchange.clientId = credentials.clientId;
   return ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
+}
+
+/** The JSON body of a token or revocation request, within the OAuth endpoints' size and depth limits. */
+export function readOAuthJsonBody(ctx: GatewayContext, req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const { oauth_body_size, json_depth } = ctx.config.limits;
+  return readJsonObject(req, { maxBytes: oauth_body_size, maxDepth: json_depth });
 }

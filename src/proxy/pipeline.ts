@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../context.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { assertAnnouncedSizeWithin } from '../http/body.js';
 import type { Exchange } from '../http/exchange.js';
 import { authenticateBearer } from './bearer.js';
 import type { Forwarder } from './forward.js';
@@ -14,12 +14,7 @@ export async function handleProtectedRequest(ctx: GatewayContext, exchange: Exch
   exchange.route = route.path;
   const claims = await authenticateBearer(ctx, exchange.req);
   exchange.clientId = claims.client_id;
-  assertBodyWithinLimit(exchange, ctx.config.limits.body_size);
+  // An announced oversize body is refused before a byte goes upstream; chunked bodies are counted while forwarded.
+  assertAnnouncedSizeWithin(exchange.req, ctx.config.limits.body_size);
   await forwarder.forward(exchange, route);
-}
-
-/** An announced oversize body is refused before a byte goes upstream; chunked bodies are counted while forwarded. */
-function assertBodyWithinLimit({ req }: Exchange, limit: number): void {
-  const announced = Number(req.headers['content-length'] ?? 0);
-  if (announced > limit) throw new GatewayError('PAYLOAD_TOO_LARGE', { detail: `content-length ${announced} > ${limit}` });
 }

@@ -86,3 +86,16 @@ describe('key ring', () => {
     await expect(tokens.verify(token)).resolves.toMatchObject({ sub: 'alice', client_id: 'app', jti: claims.jti, exp: claims.iat + 1800 });
   });
 });
+
+describe('access token clock leeway', () => {
+  it('honours a leeway that is not a whole number of seconds', async () => {
+    const clock = new ManualClock();
+    const keyRing = await ring(clock);
+    const tokens = new AccessTokens({ ring: keyRing, issuer: 'http://gw', audience: 'http://gw', ttlMs: 60_000, leewayMs: 1_500, clock });
+    const { token } = await tokens.issue({ username: 'alice', clientId: 'app', grantId: 'g' }, clock.now());
+    clock.advance(61_000);
+    await expect(tokens.verify(token)).resolves.toMatchObject({ sub: 'alice' });
+    clock.advance(1_000);
+    await expect(tokens.verify(token)).rejects.toMatchObject({ code: 'ACCESS_TOKEN_INVALID', detail: 'ERR_JWT_EXPIRED' });
+  });
+});

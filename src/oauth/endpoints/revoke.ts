@@ -1,10 +1,10 @@
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { drainBody, readJsonObject } from '../../http/body.js';
+import { drainBody } from '../../http/body.js';
 import type { Exchange } from '../../http/exchange.js';
 import { isJsonContentType } from '../../http/negotiate.js';
 import { sendRecord } from '../../http/respond.js';
-import { authenticateClient, headerOf, readClientCredentials } from '../client-credentials.js';
+import { authenticateClient, headerOf, readClientCredentials, readOAuthJsonBody } from '../client-credentials.js';
 import { hashRefreshToken, looksLikeRefreshToken } from '../refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
 import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
@@ -40,9 +40,8 @@ export const revokeEndpoint: Endpoint = {
 };
 
 async function readOptionalJsonBody(ctx: GatewayContext, { req }: Exchange): Promise<Record<string, unknown> | undefined> {
-  const { oauth_body_size, json_depth } = ctx.config.limits;
-  if (isJsonContentType(req.headers['content-type'])) return readJsonObject(req, { maxBytes: oauth_body_size, maxDepth: json_depth });
-  await drainBody(req, oauth_body_size);
+  if (isJsonContentType(req.headers['content-type'])) return readOAuthJsonBody(ctx, req);
+  await drainBody(req, ctx.config.limits.oauth_body_size);
   return undefined;
 }
 

@@ -1,7 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import { readJsonObject } from '../../http/body.js';
 import { isJsonContentType } from '../../http/negotiate.js';
-import { authenticateClient, headerOf, readClientCredentials } from '../client-credentials.js';
+import { authenticateClient, headerOf, readClientCredentials, readOAuthJsonBody } from '../client-credentials.js';
 import type { Grant } from '../grants/grant.js';
 import { passwordGrant } from '../grants/password.js';
 import { refreshTokenGrant } from '../grants/refresh-token.js';
@@ -35,8 +34,7 @@ export const tokenEndpoint: Endpoint = {
     // SPEC 4.3 and 4.4 both require application/json (SPEC 7: else 415).
     if (!isJsonContentType(req.headers['content-type'])) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE');
     const grant = selectGrant(headerOf(req, 'grant_type'));
-    const { oauth_body_size, json_depth } = ctx.config.limits;
-    const body = await readJsonObject(req, { maxBytes: oauth_body_size, maxDepth: json_depth });
+    const body = await readOAuthJsonBody(ctx, req);
     const credentials = readClientCredentials(req, body);
     const params = grant.parameters(req, body);
     const client = await authenticateClient(ctx, exchange, credentials);
