@@ -5,6 +5,8 @@ import { AccountRegistry } from './accounts/registry.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayContext } from './context.js';
+import { describeStore } from './config/store-schema.js';
+import { KeyRingKeeper } from './keys/keeper.js';
 import { KeyRing } from './keys/key-ring.js';
 import { scheduleRotation, type RotationSchedule } from './keys/rotation.js';
 import { createLogger } from './log/logger.js';
@@ -12,8 +14,8 @@ import { AccessTokens } from './oauth/access-token.js';
 import { createForwarder } from './proxy/forward.js';
 import { RouteTable } from './proxy/routes.js';
 import { createRequestHandler } from './server.js';
-import { MemoryStore } from './store/memory.js';
-import type { Store } from './store/types.js';
+import { readinessOf } from './ops/health.js';
+import { buildStore } from './store/create.js';
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -32,6 +34,8 @@ export interface RunningGateway {
   readonly url: string;
   readonly context: GatewayContext;
   readonly server: Server;
+  /** Resolves once the store is reachable and the key ring loaded (at once on the memory store). */
+  ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,14 +45,20 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.log.level, options.logDestination);
   const accounts = options.accounts ?? (await AccountRegistry.load(config.accounts));
-  const store: Store = new MemoryStore(clock);
+  const { store, sealer, connect } = await buildStore(config, clock, logger);
   const { access_ttl, clock_leeway } = config.tokens;
-  const keyRing = await KeyRing.create({
+  const keyRing = new KeyRing({
     algorithm: config.keys.algorithm,
     rotationIntervalMs: config.keys.rotation_interval,
     retentionMs: access_ttl + clock_leeway,
     clock,
   });
+  const keeper = new KeyRingKeeper({ ring: keyRing, storage: store.keyRing, sealer, logger, clock });
+  store.onReconnect(() => {
+    keeper.sync().catch((error: unknown) => logger.error({ err: error }, 'could not load the key ring from the store; will retry'));
+  });
+  // The memory store answers at once; Redis is awaited in the background so that the gateway listens (not ready) meanwhile.
+  if (config.store.kind === 'memory') await keeper.sync();
   const forwarder = createForwarder({ maxBodyBytes: config.limits.body_size });
   const routes = new RouteTable(config.routes);
 
@@ -62,10 +72,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const address = await listen(server, config.listen.host, config.listen.port);
   const url = `http://${hostForUrl(address.address)}:${address.port}`;
   const issuer = config.issuer ?? `http://${hostForUrl(config.listen.host)}:${address.port}`;
+  const acceptedIssuers = [issuer, ...config.tokens.trusted_issuers];
   const accessTokens = new AccessTokens({
     ring: keyRing,
     issuer,
+    acceptedIssuers,
     audience: config.tokens.audience ?? issuer,
+    // Without a configured audience each region's tokens carry its own issuer, and the regions accept each other's.
+    acceptedAudiences: config.tokens.audience ? [config.tokens.audience] : acceptedIssuers,
     ttlMs: access_ttl,
     leewayMs: clock_leeway,
     clock,
@@ -73,17 +87,18 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger };
   server.on('request', createRequestHandler(context, routes, forwarder));
 
+  connect();
   const rotation: RotationSchedule = scheduleRotation(
-    keyRing,
+    keeper,
     clock,
     (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
-    () => logger.info({ kid: keyRing.selectSigningKey().kid }, 'signing key rotated'),
+    () => logger.info({ kids: keyRing.list().map((key) => key.kid) }, 'signing key rotated'),
   );
   if (!config.issuer && isWildcard(config.listen.host)) {
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
   }
   logger.info(
-    { url, issuer, store: config.store, routes: config.routes.map((route) => route.path), ...accounts.counts, kid: keyRing.selectSigningKey().kid },
+    { url, issuer, environment: config.environment, store: describeStore(config.store), routes: config.routes.map((route) => route.path), ...accounts.counts },
     'token-gateway listening',
   );
 
@@ -91,6 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     url,
     context,
     server,
+    ready: (timeoutMs = 30_000) => waitUntil(() => readinessOf(context).ready, timeoutMs),
     close: () => shutDown(server, options.shutdownGraceMs ?? 10_000, async () => {
       rotation.stop();
       forwarder.close();
@@ -107,6 +123,15 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
       resolve(server.address() as AddressInfo);
     });
   });
+}
+
+/** Polls a cheap condition; bounded, so that a caller never waits forever. */
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);

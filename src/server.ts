@@ -14,9 +14,10 @@ import type { Forwarder } from './proxy/forward.js';
 import { handleProtectedRequest } from './proxy/pipeline.js';
 import type { RouteTable } from './proxy/routes.js';
 import { routingPathOf } from './proxy/safe-path.js';
+import { livenessEndpoint, readinessEndpoint } from './ops/health.js';
 
 const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
-  [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint].map((endpoint) => [endpoint.path, endpoint]),
+  [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint, readinessEndpoint, livenessEndpoint].map((endpoint) => [endpoint.path, endpoint]),
 );
 
 /**

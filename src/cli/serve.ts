@@ -1,4 +1,4 @@
-import { ConfigError, formatIssue } from '../config/errors.js';
+import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { startGateway, type RunningGateway } from '../gateway.js';
 import { EXIT, type CommandIo } from './io.js';
@@ -17,6 +17,10 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+      return EXIT.invalid;
+    }
+    if (error instanceof StartupError) {
+      io.stderr.write(`token-gateway serve: ${error.message}\n`);
       return EXIT.invalid;
     }
     const code = (error as NodeJS.ErrnoException).code;

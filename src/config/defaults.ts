@@ -11,6 +11,16 @@ export const DEFAULTS = Object.freeze({
   },
   /** One process, no dependencies; `redis://...` when several instances must act as one. */
   store: 'memory',
+  redis: {
+    /** Every Redis command gives up after this: a slow Redis answers 503 instead of piling up work. */
+    command_timeout: '1s',
+    /** A connection attempt that takes longer is abandoned and retried with back-off. */
+    connect_timeout: '2s',
+    /** Full reload of the revocation list and key ring, closing any gap pub/sub left (missed messages, partitions). */
+    resync_interval: '30s',
+    /** Store commands in flight per instance before new ones are refused with 503 rather than queued. */
+    max_pending: 1000,
+  },
   /** Beside gateway.yaml, resolved relative to the config file. */
   accounts: './accounts.yaml',
   tokens: {

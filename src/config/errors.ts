@@ -28,3 +28,14 @@ export const keyPath = (path: readonly PropertyKey[]): string =>
     (text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text ? `${text}.${String(segment)}` : String(segment)),
     '',
   );
+
+/**
+ * Something outside the config files that stops start-up: a missing secret,
+ * an unreadable key file. The message says what to do and never holds a secret.
+ */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}

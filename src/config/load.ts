@@ -10,10 +10,13 @@ export interface ConfigOverrides {
 /** Load gateway.yaml: parse, validate against the schema, apply overrides, resolve paths, freeze. */
 export async function loadGatewayConfig(file: string, overrides: ConfigOverrides = {}): Promise<GatewayConfig> {
   const parsed = await loadYamlFile(file, gatewayConfigSchema);
+  const base = dirname(resolve(file));
+  const { encryption_key_file } = parsed.keys;
   return deepFreeze({
     ...parsed,
     listen: { ...parsed.listen, port: overrides.port ?? parsed.listen.port },
-    accounts: resolve(dirname(resolve(file)), parsed.accounts),
+    accounts: resolve(base, parsed.accounts),
+    keys: { ...parsed.keys, encryption_key_file: encryption_key_file === undefined ? undefined : resolve(base, encryption_key_file) },
   });
 }
 

@@ -1,51 +1,7 @@
 import { z } from 'zod';
 import { DEFAULTS, MAX_CLOCK_LEEWAY_MS } from './defaults.js';
-import { parseDuration, parseSize } from './units.js';
-
-// `prefault` (not `default`) so that defaults go through the same parsing as
-// written values: a default duration is a string like any other.
-
-const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) =>
-  z
-    .string()
-    .transform((text, ctx) => {
-      const ms = parseDuration(text);
-      if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `expected a duration like 500ms, 2s, 30m or 24h, got "${text}"` });
-        return z.NEVER;
-      }
-      if (ms < min || ms > max) {
-        ctx.addIssue({ code: 'custom', message: `must be between ${min}ms and ${max}ms, got "${text}"` });
-        return z.NEVER;
-      }
-      return ms;
-    })
-    .prefault(fallback);
-
-const size = (fallback: string) =>
-  z
-    .union([z.number().int().positive(), z.string()])
-    .transform((value, ctx) => {
-      const bytes = typeof value === 'number' ? value : parseSize(value);
-      if (bytes === undefined || bytes <= 0) {
-        ctx.addIssue({ code: 'custom', message: `expected a size like 16kb or 1mb, got "${value}"` });
-        return z.NEVER;
-      }
-      return bytes;
-    })
-    .prefault(fallback);
-
-const httpUrl = z
-  .string()
-  .refine((text) => {
-    try {
-      const url = new URL(text);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
-    } catch {
-      return false;
-    }
-  }, 'expected an http:// or https:// URL without query or fragment')
-  .transform((text) => text.replace(/\/+$/, ''));
+import { duration, httpUrl, size } from './fields.js';
+import { describeStore, storeSchema } from './store-schema.js';
 
 const route = z.strictObject({
   path: z
@@ -64,7 +20,12 @@ export const gatewayConfigSchema = z.strictObject({
     })
     .prefault({}),
   issuer: httpUrl.optional().describe('Public base URL of this deployment; default http://<listen.host>:<listen.port>.'),
-  store: z.literal('memory', { message: 'expected "memory" (Redis arrives in a later release)' }).default('memory'),
+  environment: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'expected a short lower-case name like sandbox, uat or production')
+    .optional()
+    .describe('Prefixes every Redis key, so environments sharing a Redis never see each other; required with Redis.'),
+  store: storeSchema,
   accounts: z.string().min(1).default(DEFAULTS.accounts),
   tokens: z
     .strictObject({
@@ -72,12 +33,21 @@ export const gatewayConfigSchema = z.strictObject({
       refresh_ttl: duration(DEFAULTS.tokens.refresh_ttl, { min: 1_000 }),
       clock_leeway: duration(DEFAULTS.tokens.clock_leeway, { min: 0, max: MAX_CLOCK_LEEWAY_MS }),
       audience: z.string().min(1).optional().describe('The `aud` of access tokens; default the issuer.'),
+      trusted_issuers: z
+        .array(httpUrl)
+        .default([])
+        .describe("Other regions' issuers of the same environment whose tokens this host accepts (shared store and key ring)."),
     })
     .prefault({}),
   keys: z
     .strictObject({
       algorithm: z.enum(['ES256', 'RS256', 'PS256', 'EdDSA']).default('ES256'),
       rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100 }),
+      encryption_key_file: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('File holding the base64 32-byte key that encrypts private keys in Redis (or TOKEN_GATEWAY_KEY_ENCRYPTION_KEY).'),
     })
     .prefault({}),
   limits: z
@@ -103,9 +73,16 @@ export const gatewayConfigSchema = z.strictObject({
     if (seen.has(route.path)) ctx.addIssue({ code: 'custom', path, message: `"${route.path}" is already routed by an earlier entry` });
     seen.add(route.path);
     if (overlapsTokenService(route.path)) {
-      ctx.addIssue({ code: 'custom', path, message: `"${route.path}" overlaps the token service's own paths (/oauth2, /.well-known)` });
+      ctx.addIssue({ code: 'custom', path, message: `"${route.path}" overlaps the gateway's own paths (/oauth2, /.well-known, /readyz, /livez)` });
     }
   });
+  if (config.store.kind === 'redis' && config.environment === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['environment'],
+      message: `is required with a Redis store (${describeStore(config.store)}), so that environments sharing it never see each other's tokens`,
+    });
+  }
   if (config.limits.headers_timeout > config.limits.request_timeout) {
     ctx.addIssue({ code: 'custom', path: ['limits', 'headers_timeout'], message: 'must not be longer than limits.request_timeout' });
   }
@@ -114,7 +91,7 @@ export const gatewayConfigSchema = z.strictObject({
   }
 });
 
-const RESERVED_PREFIXES = ['/oauth2', '/.well-known'];
+const RESERVED_PREFIXES = ['/oauth2', '/.well-known', '/readyz', '/livez'];
 
 /** True when a route would match a path under /oauth2 or /.well-known (a catch-all `/` would). */
 function overlapsTokenService(path: string): boolean {

@@ -115,6 +115,15 @@ export const catalogue = Object.freeze({
   ),
   NOT_FOUND: entry(404, 'Not Found', 'The requested resource was not found', 'invalid_request', false),
   PAYLOAD_TOO_LARGE: entry(413, 'Payload Too Large', 'The request body is too large', 'invalid_request', false),
+  // The shared store (Redis) cannot be reached, or the key ring is not loaded
+  // yet: the request was fine, retry later (RFC 6749 temporarily_unavailable).
+  SERVICE_UNAVAILABLE: entry(
+    503,
+    'Service Unavailable',
+    'The service is temporarily unavailable, please retry later',
+    'temporarily_unavailable',
+    false,
+  ),
   UPSTREAM_UNAVAILABLE: entry(502, 'Bad Gateway', 'The upstream service is unavailable', 'temporarily_unavailable', false),
   UPSTREAM_TIMEOUT: entry(
     504,

@@ -1,62 +1,96 @@
 import type { JWK, JWSHeaderParameters } from 'jose';
 import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import { generateSigningKey, type SigningAlgorithm, type SigningKey } from './signing-key.js';
 
 export interface KeyRingOptions {
+  /** The algorithm of keys generated from now on (published keys keep theirs). */
   algorithm: SigningAlgorithm;
   /** How long each key signs before the next takes over. */
   rotationIntervalMs: number;
-  /** How long a retired key stays published: the longest a token it signed can still be accepted. */
+  /** How long a superseded key stays published: the longest a token it signed can still be accepted. */
   retentionMs: number;
   clock: Clock;
 }
 
-interface RetiredKey {
-  readonly key: SigningKey;
-  readonly publishedUntil: number;
+/** What `maintain` has to do at a given time. */
+export interface RingPlan {
+  /** The keys still needed (signing, upcoming, or retired but still verifying). */
+  readonly kept: readonly SigningKey[];
+  /** When no published key is waiting to sign, the time the new one should start. */
+  readonly upcomingSignsFrom: number | undefined;
+  readonly changes: boolean;
 }
 
 /**
- * The ordered set of keys: exactly one signs, the next one is already
- * published (so verifiers that cache the JWKS know it before it signs
- * anything), and retired keys stay published until every token they signed
- * has expired. All transitions happen in `maintain`, driven by the clock.
+ * The ordered set of keys: the one with the latest `signsFrom` not in the
+ * future signs; a key with a future `signsFrom` is already published (so
+ * verifiers that cache the JWKS know it before it signs anything); a
+ * superseded key stays published until every token it signed has expired.
+ *
+ * Which key signs is a function of the key list and the clock, so every
+ * instance sharing the list switches at the same moment without talking to
+ * the others; only adding and dropping keys (`plan` + `replaceKeys`) changes
+ * the list, and with a shared store only one instance does that at a time.
  */
 export class KeyRing {
-  private current: SigningKey;
-  private next: SigningKey;
-  private retired: RetiredKey[] = [];
+  private keys: readonly SigningKey[] = [];
   private view: { keys: JWK[] } = { keys: [] };
-  private viewJson = '';
+  private viewJson = '{"keys":[]}';
   private byKid = new Map<string, SigningKey>();
+  private algorithmsInUse: SigningAlgorithm[] = [];
 
-  private constructor(private readonly options: KeyRingOptions, current: SigningKey, next: SigningKey) {
-    this.current = current;
-    this.next = next;
-    this.rebuildView();
-  }
+  constructor(private readonly options: KeyRingOptions) {}
 
+  /** A ring with a signing key and the next one, for a gateway that keeps its ring to itself. */
   static async create(options: KeyRingOptions): Promise<KeyRing> {
-    const now = options.clock.now();
-    const [current, next] = await Promise.all([
-      generateSigningKey(options.algorithm, now),
-      generateSigningKey(options.algorithm, now + options.rotationIntervalMs),
-    ]);
-    return new KeyRing(options, current, next);
+    const ring = new KeyRing(options);
+    ring.replaceKeys(await ring.initialKeys());
+    return ring;
   }
 
+  /** The first two keys of a new ring: one signing from now, the next one interval later. */
+  async initialKeys(): Promise<SigningKey[]> {
+    const now = this.options.clock.now();
+    return Promise.all([
+      generateSigningKey(this.options.algorithm, now),
+      generateSigningKey(this.options.algorithm, now + this.options.rotationIntervalMs),
+    ]);
+  }
+
+  /** The algorithm new keys are generated with. */
   get algorithm(): SigningAlgorithm {
     return this.options.algorithm;
   }
 
+  /** Every algorithm of a published key: what verification accepts (each key only with its own). */
+  get algorithms(): readonly SigningAlgorithm[] {
+    return this.algorithmsInUse;
+  }
+
+  /** False until keys are loaded (a shared store not reached yet). */
+  get loaded(): boolean {
+    return this.keys.length > 0;
+  }
+
+  list(): readonly SigningKey[] {
+    return this.keys;
+  }
+
   /** The one key that signs now. */
   selectSigningKey(): SigningKey {
-    return this.current;
+    const now = this.options.clock.now();
+    let signing: SigningKey | undefined;
+    for (const key of this.keys) if (key.signsFrom <= now && (!signing || key.signsFrom > signing.signsFrom)) signing = key;
+    // Only a clock set back before the first key can leave none; the earliest key is then the best guess.
+    signing ??= this.keys[0];
+    if (!signing) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'signing keys not loaded yet' });
+    return signing;
   }
 
   /**
    * The key for a token header: exactly one published key with that kid and
-   * the ring's algorithm, or none. A header without a kid matches nothing.
+   * that key's own algorithm, or none. A header without a kid matches nothing.
    */
   selectVerificationKey(header: JWSHeaderParameters): SigningKey | undefined {
     const key = header.kid === undefined ? undefined : this.byKid.get(header.kid);
@@ -73,38 +107,55 @@ export class KeyRing {
     return this.viewJson;
   }
 
-  /** When `maintain` next has work to do. */
+  /** When `maintain` next has work to do: the next key starts signing, or a superseded one can go. */
   nextDueAt(): number {
-    const retirements = this.retired.map((entry) => entry.publishedUntil);
-    return Math.min(this.next.signsFrom, ...retirements);
+    const now = this.options.clock.now();
+    const times = this.keys.flatMap((key) => {
+      const until = this.publishedUntil(key);
+      return [key.signsFrom > now ? key.signsFrom : Infinity, until];
+    });
+    return Math.min(...times);
   }
 
-  /** Promotes the next key when its time has come and drops keys no token can need. Returns whether anything changed. */
+  plan(now = this.options.clock.now()): RingPlan {
+    const kept = this.keys.filter((key) => this.publishedUntil(key) > now);
+    const latest = kept.reduce<SigningKey | undefined>((last, key) => (!last || key.signsFrom > last.signsFrom ? key : last), undefined);
+    const waiting = kept.some((key) => key.signsFrom > now);
+    // If the process slept through several intervals, the schedule restarts from now.
+    const upcomingSignsFrom = waiting
+      ? undefined
+      : Math.max((latest?.signsFrom ?? now) + this.options.rotationIntervalMs, now + this.options.rotationIntervalMs);
+    return { kept, upcomingSignsFrom, changes: upcomingSignsFrom !== undefined || kept.length !== this.keys.length };
+  }
+
+  /** Adds the next key when the last published one has started signing and drops keys no token can need. Returns whether anything changed. */
   async maintain(): Promise<boolean> {
-    const now = this.options.clock.now();
-    let changed = false;
-    if (now >= this.next.signsFrom) {
-      // If the process slept through several intervals, the schedule restarts from now.
-      const nextStart = Math.max(this.next.signsFrom + this.options.rotationIntervalMs, now + this.options.rotationIntervalMs);
-      const upcoming = await generateSigningKey(this.options.algorithm, nextStart);
-      this.retired.push({ key: this.current, publishedUntil: now + this.options.retentionMs });
-      this.current = this.next;
-      this.next = upcoming;
-      changed = true;
-    }
-    const kept = this.retired.filter((entry) => entry.publishedUntil > now);
-    if (kept.length !== this.retired.length) {
-      this.retired = kept;
-      changed = true;
-    }
-    if (changed) this.rebuildView();
-    return changed;
+    const plan = this.plan();
+    if (!plan.changes) return false;
+    const upcoming = plan.upcomingSignsFrom === undefined ? [] : [await generateSigningKey(this.options.algorithm, plan.upcomingSignsFrom)];
+    this.replaceKeys([...plan.kept, ...upcoming]);
+    return true;
+  }
+
+  /** Installs a new key list (from `maintain` or from the shared store); returns whether it differed. */
+  replaceKeys(keys: readonly SigningKey[]): boolean {
+    const sorted = [...keys].sort((a, b) => a.signsFrom - b.signsFrom);
+    if (sorted.length === this.keys.length && sorted.every((key, i) => key.kid === this.keys[i]?.kid)) return false;
+    this.keys = Object.freeze(sorted);
+    this.rebuildView();
+    return true;
+  }
+
+  /** A key signs until its successor starts, and verifies for `retentionMs` after that. */
+  private publishedUntil(key: SigningKey): number {
+    const successor = this.keys.find((other) => other.signsFrom > key.signsFrom);
+    return successor ? successor.signsFrom + this.options.retentionMs : Infinity;
   }
 
   private rebuildView(): void {
-    const published = [this.current, this.next, ...this.retired.map((entry) => entry.key)];
-    this.byKid = new Map(published.map((key) => [key.kid, key]));
-    this.view = Object.freeze({ keys: published.map((key) => key.publicJwk) }) as { keys: JWK[] };
+    this.byKid = new Map(this.keys.map((key) => [key.kid, key]));
+    this.algorithmsInUse = [...new Set(this.keys.map((key) => key.alg))];
+    this.view = Object.freeze({ keys: this.keys.map((key) => key.publicJwk) }) as { keys: JWK[] };
     this.viewJson = JSON.stringify(this.view);
   }
 }

@@ -1,4 +1,4 @@
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 
 export type SigningAlgorithm = 'ES256' | 'RS256' | 'PS256' | 'EdDSA';
 
@@ -31,4 +31,30 @@ function publicOnly(jwk: JWK): JWK {
   const result: JWK = {};
   for (const name of PUBLIC_MEMBERS) if (jwk[name] !== undefined) result[name] = jwk[name];
   return result;
+}
+
+/** A key as the store keeps it: public JWK in the clear, private JWK sealed by the caller. */
+export interface PortableSigningKey {
+  readonly kid: string;
+  readonly alg: SigningAlgorithm;
+  readonly signsFrom: number;
+  readonly publicJwk: JWK;
+  readonly privateJwk: JWK;
+}
+
+export async function exportSigningKey(key: SigningKey): Promise<PortableSigningKey> {
+  return { kid: key.kid, alg: key.alg, signsFrom: key.signsFrom, publicJwk: key.publicJwk, privateJwk: await exportJWK(key.privateKey) };
+}
+
+/** Rebuilds a key from its JWKs; refuses one whose kid is not its public key's thumbprint. */
+export async function importSigningKey(portable: PortableSigningKey): Promise<SigningKey> {
+  const { kid, alg, signsFrom } = portable;
+  const publicJwk = publicOnly(portable.publicJwk);
+  if ((await calculateJwkThumbprint(publicJwk)) !== kid) throw new Error(`key ${kid}: kid does not match its public key`);
+  const [privateKey, publicKey] = await Promise.all([
+    importJWK(portable.privateJwk, alg, { extractable: true }),
+    importJWK(publicJwk, alg, { extractable: true }),
+  ]);
+  if (privateKey instanceof Uint8Array || publicKey instanceof Uint8Array) throw new Error(`key ${kid}: not an asymmetric key`);
+  return Object.freeze({ kid, alg, privateKey, publicKey, publicJwk: Object.freeze({ ...publicJwk, kid, alg, use: 'sig' }), signsFrom });
 }

@@ -21,8 +21,14 @@ export interface AccessTokenClaims extends JWTPayload {
 
 export interface AccessTokenSettings {
   ring: KeyRing;
+  /** Written into `iss` of the tokens this instance issues. */
   issuer: string;
+  /** Accepted in `iss`: this issuer and other regions' issuers sharing the key ring. */
+  acceptedIssuers: readonly string[];
+  /** Written into `aud`. */
   audience: string;
+  /** Accepted in `aud`. */
+  acceptedAudiences: readonly string[];
   ttlMs: number;
   leewayMs: number;
   clock: Clock;
@@ -77,19 +83,21 @@ export class AccessTokens {
   }
 
   /**
-   * Signature with the ring's algorithm only (no `none`, no HMAC keyed with a
+   * Signature with the key's own algorithm only (no `none`, no HMAC keyed with a
    * public key), `typ`, `iss`, `aud`, `exp` with leeway, and the claims every
    * token of ours carries. Any failure is ACCESS_TOKEN_INVALID with the jose
    * code as the log detail.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
-    const { ring, issuer, audience, leewayMs, clock } = this.settings;
+    const { ring, acceptedIssuers, acceptedAudiences, leewayMs, clock } = this.settings;
+    if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet' });
     try {
       const { payload } = await jwtVerify(token, this.selectKey, {
-        algorithms: [ring.algorithm],
+        // Each key verifies only with its own algorithm (selectVerificationKey); this list only rules out others.
+        algorithms: [...ring.algorithms],
         typ: ACCESS_TOKEN_TYP,
-        issuer,
-        audience,
+        issuer: [...acceptedIssuers],
+        audience: [...acceptedAudiences],
         // Seconds, fractions kept: a configured 500ms leeway is 0.5 s, not 0.
         clockTolerance: leewayMs / 1000,
         currentDate: new Date(clock.now()),

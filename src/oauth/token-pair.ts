@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../http/exchange.js';
 import { sendRecord } from '../http/respond.js';
-import type { RefreshTokenRecord } from '../store/types.js';
+import type { RefreshTokenRecord, RefreshTokenRef } from '../store/types.js';
 import type { AccessTokenSubject } from './access-token.js';
 import { hashRefreshToken, newRefreshTokenValue } from './refresh-token-value.js';
+
+export { newGrantId } from './refresh-token-value.js';
 
 export interface TokenPair {
   accessToken: string;
@@ -16,18 +17,16 @@ export interface TokenPair {
 
 export interface MintedRefreshToken {
   value: string;
-  hash: string;
+  ref: RefreshTokenRef;
   record: RefreshTokenRecord;
 }
 
-export const newGrantId = (): string => randomBytes(16).toString('base64url');
-
 /** A new refresh token for a grant; the caller decides how it is stored (saved, or rotated in). */
 export function mintRefreshToken(ctx: GatewayContext, subject: AccessTokenSubject, now: number): MintedRefreshToken {
-  const value = newRefreshTokenValue();
+  const value = newRefreshTokenValue(subject.grantId);
   return {
     value,
-    hash: hashRefreshToken(value),
+    ref: { grantId: subject.grantId, hash: hashRefreshToken(value) },
     record: {
       grantId: subject.grantId,
       clientId: subject.clientId,

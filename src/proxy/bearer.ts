@@ -34,7 +34,7 @@ export async function authenticateBearer(ctx: GatewayContext, req: IncomingMessa
   try {
     claims = await ctx.accessTokens.verify(token);
   } catch (error) {
-    if (!isGatewayError(error)) throw error;
+    if (!isGatewayError(error) || error.code === 'SERVICE_UNAVAILABLE') throw error;
     throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: error.detail, headers: INVALID_TOKEN_CHALLENGE });
   }
   const { revocations } = ctx.store;

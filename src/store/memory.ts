@@ -1,12 +1,18 @@
+import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.js';
 import type {
+  KeyRingStorage,
+  RateLimiterSettings,
   RefreshTokenRecord,
+  RefreshTokenRef,
   RefreshTokenStore,
   RevocationEntry,
   RevocationKind,
   RevocationList,
   RotationOutcome,
   Store,
+  StoredKeyRing,
+  StoreHealth,
 } from './types.js';
 
 /** How often expired records are swept; lookups never return them in between. */
@@ -20,12 +26,25 @@ const SWEEP_INTERVAL_MS = 60_000;
 export class MemoryStore implements Store {
   readonly refreshTokens: MemoryRefreshTokens;
   readonly revocations: MemoryRevocations;
+  readonly keyRing = new MemoryKeyRingStorage();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(clock: Clock) {
     this.refreshTokens = new MemoryRefreshTokens(clock);
     this.revocations = new MemoryRevocations(clock);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+  }
+
+  createRateLimiter({ points, durationSeconds }: RateLimiterSettings): RateLimiterAbstract {
+    return new RateLimiterMemory({ points, duration: durationSeconds });
+  }
+
+  health(): StoreHealth {
+    return { ready: true };
+  }
+
+  onReconnect(): void {
+    // Never disconnected.
   }
 
   sweep(): void {
@@ -39,76 +58,74 @@ export class MemoryStore implements Store {
 }
 
 class MemoryRefreshTokens implements RefreshTokenStore {
-  private readonly records = new Map<string, RefreshTokenRecord>();
-  private readonly byGrant = new Map<string, Set<string>>();
+  /** grant id -> token hash -> record: a grant is removed in one step. */
+  private readonly grants = new Map<string, Map<string, RefreshTokenRecord>>();
 
   constructor(private readonly clock: Clock) {}
 
-  async save(tokenHash: string, record: RefreshTokenRecord): Promise<void> {
-    this.put(tokenHash, record);
+  async save(ref: RefreshTokenRef, record: RefreshTokenRecord): Promise<void> {
+    this.put(ref.grantId, ref.hash, record);
   }
 
-  async find(tokenHash: string): Promise<RefreshTokenRecord | undefined> {
-    return this.live(tokenHash);
+  async find(ref: RefreshTokenRef): Promise<RefreshTokenRecord | undefined> {
+    return this.live(ref);
   }
 
-  async rotate(oldHash: string, newHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome> {
+  async rotate(old: RefreshTokenRef, successorHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome> {
     // Synchronous from here on: the event loop makes this check-and-set atomic.
-    const current = this.live(oldHash);
+    const current = this.live(old);
     if (!current) return { kind: 'missing' };
     if (current.usedAt !== undefined) return { kind: 'reused' };
-    this.records.set(oldHash, { ...current, usedAt: now });
-    this.put(newHash, successor);
+    this.put(old.grantId, old.hash, { ...current, usedAt: now });
+    this.put(old.grantId, successorHash, successor);
     return { kind: 'rotated' };
   }
 
   async removeGrant(grantId: string): Promise<void> {
-    for (const hash of this.byGrant.get(grantId) ?? []) this.records.delete(hash);
-    this.byGrant.delete(grantId);
+    this.grants.delete(grantId);
   }
 
   sweep(): void {
     const now = this.clock.now();
-    for (const [hash, record] of this.records) if (record.expiresAt <= now) this.forget(hash, record);
-  }
-
-  private put(hash: string, record: RefreshTokenRecord): void {
-    this.records.set(hash, record);
-    let hashes = this.byGrant.get(record.grantId);
-    if (!hashes) this.byGrant.set(record.grantId, (hashes = new Set()));
-    hashes.add(hash);
-  }
-
-  private live(hash: string): RefreshTokenRecord | undefined {
-    const record = this.records.get(hash);
-    if (record && record.expiresAt <= this.clock.now()) {
-      this.forget(hash, record);
-      return undefined;
+    for (const [grantId, tokens] of this.grants) {
+      for (const [hash, record] of tokens) if (record.expiresAt <= now) tokens.delete(hash);
+      if (tokens.size === 0) this.grants.delete(grantId);
     }
-    return record;
   }
 
-  private forget(hash: string, record: RefreshTokenRecord): void {
-    this.records.delete(hash);
-    const hashes = this.byGrant.get(record.grantId);
-    hashes?.delete(hash);
-    if (hashes?.size === 0) this.byGrant.delete(record.grantId);
+  private put(grantId: string, hash: string, record: RefreshTokenRecord): void {
+    let tokens = this.grants.get(grantId);
+    if (!tokens) this.grants.set(grantId, (tokens = new Map()));
+    tokens.set(hash, record);
+  }
+
+  private live({ grantId, hash }: RefreshTokenRef): RefreshTokenRecord | undefined {
+    const record = this.grants.get(grantId)?.get(hash);
+    return record && record.expiresAt > this.clock.now() ? record : undefined;
   }
 }
 
-class MemoryRevocations implements RevocationList {
+/**
+ * The revocation list in memory. Also the mirror every Redis-backed instance
+ * keeps, so that Bearer validation never waits on the network.
+ */
+export class MemoryRevocations implements RevocationList {
   private readonly entries = new Map<string, number>();
 
   constructor(private readonly clock: Clock) {}
 
   async add(entry: RevocationEntry): Promise<void> {
-    const key = `${entry.kind}:${entry.id}`;
-    // A later, longer revocation wins; revocation is never shortened.
-    this.entries.set(key, Math.max(this.entries.get(key) ?? 0, entry.expiresAt));
+    this.remember(revocationMember(entry.kind, entry.id), entry.expiresAt);
+  }
+
+  /** Merges one entry; a later, longer revocation wins and revocation is never shortened. */
+  remember(member: string, expiresAt: number): void {
+    const known = this.entries.get(member);
+    if (known === undefined || expiresAt > known) this.entries.set(member, expiresAt);
   }
 
   isRevoked(kind: RevocationKind, id: string): boolean {
-    const expiresAt = this.entries.get(`${kind}:${id}`);
+    const expiresAt = this.entries.get(revocationMember(kind, id));
     return expiresAt !== undefined && expiresAt > this.clock.now();
   }
 
@@ -116,8 +133,40 @@ class MemoryRevocations implements RevocationList {
     return this.entries.size;
   }
 
+  /** Every live entry as [member, expiresAt], e.g. to write back into a Redis that restarted empty. */
+  *live(): IterableIterator<[string, number]> {
+    const now = this.clock.now();
+    for (const entry of this.entries) if (entry[1] > now) yield entry;
+  }
+
   sweep(): void {
     const now = this.clock.now();
-    for (const [key, expiresAt] of this.entries) if (expiresAt <= now) this.entries.delete(key);
+    for (const [member, expiresAt] of this.entries) if (expiresAt <= now) this.entries.delete(member);
+  }
+}
+
+/** `token:<jti>` or `grant:<id>`: one name space for both kinds, in memory and in Redis alike. */
+export const revocationMember = (kind: RevocationKind, id: string): string => `${kind}:${id}`;
+
+/** One process holds the ring alone: no lock to contend, nobody else to tell. */
+class MemoryKeyRingStorage implements KeyRingStorage {
+  private stored: StoredKeyRing | undefined;
+
+  async load(): Promise<StoredKeyRing | undefined> {
+    return this.stored;
+  }
+
+  async save(ring: StoredKeyRing, expectedVersion: number): Promise<boolean> {
+    if ((this.stored?.version ?? 0) !== expectedVersion) return false;
+    this.stored = ring;
+    return true;
+  }
+
+  async tryLock(): Promise<() => Promise<void>> {
+    return async () => {};
+  }
+
+  onChange(): void {
+    // Nobody else writes.
   }
 }

@@ -7,6 +7,18 @@
  * once the clock passes it and never returns an expired one.
  */
 
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+
+/**
+ * Where a refresh token is kept: its grant (which every store groups tokens
+ * by, so that a grant is one Redis key and one cluster slot) and the SHA-256
+ * of its value, never the value.
+ */
+export interface RefreshTokenRef {
+  readonly grantId: string;
+  readonly hash: string;
+}
+
 /** One refresh token, stored under the SHA-256 of its value, never the value. */
 export interface RefreshTokenRecord {
   /** The grant (login) this token belongs to; every token rotated from it shares the id. */
@@ -28,13 +40,14 @@ export type RotationOutcome =
   | { readonly kind: 'missing' };
 
 export interface RefreshTokenStore {
-  save(tokenHash: string, record: RefreshTokenRecord): Promise<void>;
-  find(tokenHash: string): Promise<RefreshTokenRecord | undefined>;
+  save(ref: RefreshTokenRef, record: RefreshTokenRecord): Promise<void>;
+  find(ref: RefreshTokenRef): Promise<RefreshTokenRecord | undefined>;
   /**
-   * Marks `oldHash` used and saves the successor in one atomic step, so two
-   * concurrent exchanges of the same token cannot both succeed.
+   * Marks `old` used and saves the successor (same grant) in one atomic step,
+   * so two concurrent exchanges of the same token cannot both succeed, even
+   * on two instances.
    */
-  rotate(oldHash: string, newHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome>;
+  rotate(old: RefreshTokenRef, successorHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome>;
   /** Forgets every refresh token of a grant. */
   removeGrant(grantId: string): Promise<void>;
 }
@@ -59,8 +72,47 @@ export interface RevocationList {
   readonly size: number;
 }
 
+/** The key ring as the store keeps it: an opaque document (private keys sealed) with a version. */
+export interface StoredKeyRing {
+  readonly version: number;
+  readonly document: string;
+}
+
+export interface KeyRingStorage {
+  load(): Promise<StoredKeyRing | undefined>;
+  /** Writes `ring` only if the stored version is still `expectedVersion` (0: nothing stored); false otherwise. */
+  save(ring: StoredKeyRing, expectedVersion: number): Promise<boolean>;
+  /** The exclusive right to change the ring, held at most `ttlMs`; undefined while another instance holds it. */
+  tryLock(ttlMs: number): Promise<(() => Promise<void>) | undefined>;
+  /** Called when another instance saved a new ring. */
+  onChange(listener: () => void): void;
+}
+
+export interface RateLimiterSettings {
+  /** Names the counters, e.g. the policy name; the store adds its environment prefix. */
+  readonly name: string;
+  readonly points: number;
+  readonly durationSeconds: number;
+}
+
+export interface StoreHealth {
+  readonly ready: boolean;
+  /** Why not, for the readiness endpoint and logs. */
+  readonly reason?: string;
+}
+
 export interface Store {
   readonly refreshTokens: RefreshTokenStore;
   readonly revocations: RevocationList;
+  readonly keyRing: KeyRingStorage;
+  /** Counters shared by every instance on the same store (rate-limiter-flexible). */
+  createRateLimiter(settings: RateLimiterSettings): RateLimiterAbstract;
+  health(): StoreHealth;
+  /**
+   * Calls `listener` whenever the store has (re)connected and its local
+   * mirrors are current again: the key ring should be re-read (and written
+   * back if the store came back empty).
+   */
+  onReconnect(listener: () => void): void;
   close(): Promise<void>;
 }

@@ -51,12 +51,34 @@ describe('key ring', () => {
   it('restarts the schedule from now after sleeping through several intervals', async () => {
     const clock = new ManualClock();
     const keyRing = await ring(clock);
+    const [first, second] = kids(keyRing);
     clock.advance(100 * HOUR);
+    // The second key took over by the clock at 24 h, without waiting for maintenance.
+    expect(keyRing.selectSigningKey().kid).toBe(second);
     await keyRing.maintain();
+    expect(kids(keyRing)).not.toContain(first);
+    expect(keyRing.nextDueAt()).toBe(clock.now() + 24 * HOUR);
+    clock.advance(24 * HOUR);
+    await keyRing.maintain();
+    expect(keyRing.selectSigningKey().kid).not.toBe(second);
     expect(keyRing.nextDueAt()).toBe(clock.now() + HOUR);
-    clock.advance(HOUR);
-    await keyRing.maintain();
-    expect(keyRing.nextDueAt()).toBe(clock.now() + 23 * HOUR);
+  });
+
+  it('switches the signing key by the clock alone, so instances sharing a ring switch together', async () => {
+    const clock = new ManualClock();
+    const keyRing = await ring(clock);
+    const [first, second] = kids(keyRing);
+    clock.advance(24 * HOUR - 1);
+    expect(keyRing.selectSigningKey().kid).toBe(first);
+    clock.advance(1);
+    expect(keyRing.selectSigningKey().kid).toBe(second);
+  });
+
+  it('is unavailable, not broken, until keys are loaded', () => {
+    const empty = new KeyRing({ algorithm: 'ES256', rotationIntervalMs: HOUR, retentionMs: HOUR, clock: new ManualClock() });
+    expect(empty.loaded).toBe(false);
+    expect(() => empty.selectSigningKey()).toThrow(expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }));
+    expect(empty.jwks()).toEqual({ keys: [] });
   });
 
   it('publishes kid, alg and use: sig, and never a private member', async () => {
@@ -80,7 +102,7 @@ describe('key ring', () => {
   it.each(['ES256', 'RS256', 'PS256', 'EdDSA'] as const)('signs and verifies %s access tokens', async (algorithm) => {
     const clock = new ManualClock();
     const keyRing = await ring(clock, algorithm);
-    const tokens = new AccessTokens({ ring: keyRing, issuer: 'http://gw', audience: 'http://gw', ttlMs: 1_800_000, leewayMs: 5_000, clock });
+    const tokens = new AccessTokens({ ring: keyRing, issuer: 'http://gw', acceptedIssuers: ['http://gw'], audience: 'http://gw', acceptedAudiences: ['http://gw'], ttlMs: 1_800_000, leewayMs: 5_000, clock });
     const { token, claims } = await tokens.issue({ username: 'alice', clientId: 'app', grantId: 'g' }, clock.now());
     expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: algorithm, typ: 'at+jwt' });
     await expect(tokens.verify(token)).resolves.toMatchObject({ sub: 'alice', client_id: 'app', jti: claims.jti, exp: claims.iat + 1800 });
@@ -91,7 +113,7 @@ describe('access token clock leeway', () => {
   it('honours a leeway that is not a whole number of seconds', async () => {
     const clock = new ManualClock();
     const keyRing = await ring(clock);
-    const tokens = new AccessTokens({ ring: keyRing, issuer: 'http://gw', audience: 'http://gw', ttlMs: 60_000, leewayMs: 1_500, clock });
+    const tokens = new AccessTokens({ ring: keyRing, issuer: 'http://gw', acceptedIssuers: ['http://gw'], audience: 'http://gw', acceptedAudiences: ['http://gw'], ttlMs: 60_000, leewayMs: 1_500, clock });
     const { token } = await tokens.issue({ username: 'alice', clientId: 'app', grantId: 'g' }, clock.now());
     clock.advance(61_000);
     await expect(tokens.verify(token)).resolves.toMatchObject({ sub: 'alice' });

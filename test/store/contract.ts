@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RefreshTokenRecord, Store } from '../../src/store/types.js';
+import type { RefreshTokenRecord, RefreshTokenRef, Store } from '../../src/store/types.js';
 import type { ManualClock } from '../helpers/clock.js';
 
 /**
  * The Store contract: every store implementation runs this same suite
- * (memory now; Redis with real redis-server processes when it arrives).
+ * (memory; Redis on a real redis-server; Redis Cluster on three real masters).
  */
 export function storeContract(name: string, create: (clock: ManualClock) => Promise<Store>, newClock: () => ManualClock): void {
   describe(`${name} store contract`, () => {
@@ -18,6 +18,7 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
       expiresAt: clock.now() + 60_000,
       ...overrides,
     });
+    const ref = (hash: string, grantId = 'grant-1'): RefreshTokenRef => ({ grantId, hash });
 
     beforeEach(async () => {
       clock = newClock();
@@ -27,45 +28,57 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
 
     describe('refresh tokens', () => {
       it('finds a saved token and forgets it at expiry', async () => {
-        await store.refreshTokens.save('h1', record());
-        expect(await store.refreshTokens.find('h1')).toMatchObject({ grantId: 'grant-1', clientId: 'app' });
+        await store.refreshTokens.save(ref('h1'), record());
+        expect(await store.refreshTokens.find(ref('h1'))).toMatchObject({ grantId: 'grant-1', clientId: 'app' });
         clock.advance(60_000);
-        expect(await store.refreshTokens.find('h1')).toBeUndefined();
+        expect(await store.refreshTokens.find(ref('h1'))).toBeUndefined();
+      });
+
+      it('finds a token only under its own grant', async () => {
+        await store.refreshTokens.save(ref('h1'), record());
+        expect(await store.refreshTokens.find(ref('h1', 'grant-2'))).toBeUndefined();
       });
 
       it('rotates once: the old token is marked used and the successor saved', async () => {
-        await store.refreshTokens.save('h1', record());
-        expect(await store.refreshTokens.rotate('h1', 'h2', record(), clock.now())).toEqual({ kind: 'rotated' });
-        expect((await store.refreshTokens.find('h1'))?.usedAt).toBe(clock.now());
-        expect(await store.refreshTokens.find('h2')).toBeDefined();
-        expect(await store.refreshTokens.rotate('h1', 'h3', record(), clock.now())).toEqual({ kind: 'reused' });
-        expect(await store.refreshTokens.find('h3')).toBeUndefined();
+        await store.refreshTokens.save(ref('h1'), record());
+        expect(await store.refreshTokens.rotate(ref('h1'), 'h2', record(), clock.now())).toEqual({ kind: 'rotated' });
+        expect((await store.refreshTokens.find(ref('h1')))?.usedAt).toBe(clock.now());
+        expect(await store.refreshTokens.find(ref('h2'))).toMatchObject({ clientId: 'app', username: 'alice' });
+        expect(await store.refreshTokens.rotate(ref('h1'), 'h3', record(), clock.now())).toEqual({ kind: 'reused' });
+        expect(await store.refreshTokens.find(ref('h3'))).toBeUndefined();
       });
 
       it('lets exactly one of many concurrent rotations win', async () => {
-        await store.refreshTokens.save('h1', record());
+        await store.refreshTokens.save(ref('h1'), record());
         const outcomes = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => store.refreshTokens.rotate('h1', `next-${i}`, record(), clock.now())),
+          Array.from({ length: 20 }, (_, i) => store.refreshTokens.rotate(ref('h1'), `next-${i}`, record(), clock.now())),
         );
         expect(outcomes.filter((outcome) => outcome.kind === 'rotated')).toHaveLength(1);
         expect(outcomes.filter((outcome) => outcome.kind === 'reused')).toHaveLength(19);
       });
 
       it('reports an unknown or expired token as missing', async () => {
-        expect(await store.refreshTokens.rotate('nope', 'h2', record(), clock.now())).toEqual({ kind: 'missing' });
-        await store.refreshTokens.save('h1', record({ expiresAt: clock.now() + 10 }));
+        expect(await store.refreshTokens.rotate(ref('nope'), 'h2', record(), clock.now())).toEqual({ kind: 'missing' });
+        await store.refreshTokens.save(ref('h1'), record({ expiresAt: clock.now() + 10 }));
         clock.advance(10);
-        expect(await store.refreshTokens.rotate('h1', 'h2', record(), clock.now())).toEqual({ kind: 'missing' });
+        expect(await store.refreshTokens.rotate(ref('h1'), 'h2', record(), clock.now())).toEqual({ kind: 'missing' });
+      });
+
+      it('keeps a used token until its own expiry, so a late replay is still recognised', async () => {
+        await store.refreshTokens.save(ref('h1'), record());
+        await store.refreshTokens.rotate(ref('h1'), 'h2', record({ expiresAt: clock.now() + 120_000 }), clock.now());
+        clock.advance(59_999);
+        expect(await store.refreshTokens.rotate(ref('h1'), 'h3', record(), clock.now())).toEqual({ kind: 'reused' });
       });
 
       it('removes every token of a grant and no other', async () => {
-        await store.refreshTokens.save('h1', record());
-        await store.refreshTokens.rotate('h1', 'h2', record(), clock.now());
-        await store.refreshTokens.save('other', record({ grantId: 'grant-2' }));
+        await store.refreshTokens.save(ref('h1'), record());
+        await store.refreshTokens.rotate(ref('h1'), 'h2', record(), clock.now());
+        await store.refreshTokens.save(ref('other', 'grant-2'), record({ grantId: 'grant-2' }));
         await store.refreshTokens.removeGrant('grant-1');
-        expect(await store.refreshTokens.find('h1')).toBeUndefined();
-        expect(await store.refreshTokens.find('h2')).toBeUndefined();
-        expect(await store.refreshTokens.find('other')).toBeDefined();
+        expect(await store.refreshTokens.find(ref('h1'))).toBeUndefined();
+        expect(await store.refreshTokens.find(ref('h2'))).toBeUndefined();
+        expect(await store.refreshTokens.find(ref('other', 'grant-2'))).toBeDefined();
       });
     });
 
@@ -85,6 +98,38 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
         clock.advance(2_000);
         expect(store.revocations.isRevoked('grant', 'g')).toBe(true);
       });
+    });
+
+    describe('key ring storage', () => {
+      it('saves only over the version it was read at (compare-and-set)', async () => {
+        expect(await store.keyRing.load()).toBeUndefined();
+        expect(await store.keyRing.save({ version: 1, document: 'first' }, 0)).toBe(true);
+        expect(await store.keyRing.save({ version: 1, document: 'racing writer' }, 0)).toBe(false);
+        expect(await store.keyRing.load()).toEqual({ version: 1, document: 'first' });
+        expect(await store.keyRing.save({ version: 2, document: 'second' }, 1)).toBe(true);
+        expect(await store.keyRing.load()).toEqual({ version: 2, document: 'second' });
+      });
+
+      it('grants and releases the rotation lock', async () => {
+        const release = await store.keyRing.tryLock(10_000);
+        expect(release).toBeDefined();
+        await release?.();
+        expect(await store.keyRing.tryLock(10_000)).toBeDefined();
+      });
+    });
+
+    describe('rate limiters', () => {
+      it('counts points and refuses past the limit', async () => {
+        const limiter = store.createRateLimiter({ name: `contract-${Date.now()}`, points: 2, durationSeconds: 60 });
+        await expect(limiter.consume('client-a')).resolves.toMatchObject({ remainingPoints: 1 });
+        await expect(limiter.consume('client-a')).resolves.toMatchObject({ remainingPoints: 0 });
+        await expect(limiter.consume('client-a')).rejects.toMatchObject({ remainingPoints: 0 });
+        await expect(limiter.consume('client-b')).resolves.toMatchObject({ remainingPoints: 1 });
+      });
+    });
+
+    it('reports itself ready', () => {
+      expect(store.health()).toEqual({ ready: true });
     });
   });
 }

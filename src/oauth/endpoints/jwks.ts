@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJsonText } from '../../http/respond.js';
 import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
 
@@ -16,6 +17,8 @@ export const jwksEndpoint: Endpoint = {
   oauthErrors: false,
 
   async handle(ctx, exchange) {
+    // An empty set would be cached by clients and make every token look forged.
+    if (!ctx.keyRing.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'key ring not loaded yet', headers: { 'Retry-After': '1' } });
     const maxAge = Math.min(JWKS_MAX_AGE_S, Math.floor(ctx.config.keys.rotation_interval / 2000));
     sendJsonText(exchange.res, 200, ctx.keyRing.jwksJson(), {
       'Content-Type': 'application/jwk-set+json',

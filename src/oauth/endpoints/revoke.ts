@@ -5,7 +5,7 @@ import type { Exchange } from '../../http/exchange.js';
 import { isJsonContentType } from '../../http/negotiate.js';
 import { sendRecord } from '../../http/respond.js';
 import { authenticateClient, headerOf, readClientCredentials, readOAuthJsonBody } from '../client-credentials.js';
-import { hashRefreshToken, looksLikeRefreshToken } from '../refresh-token-value.js';
+import { refreshTokenRef } from '../refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
 import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
 
@@ -47,8 +47,9 @@ async function readOptionalJsonBody(ctx: GatewayContext, { req }: Exchange): Pro
 
 /** A refresh token ends its whole grant (its access tokens too); an access token only itself. */
 async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: string): Promise<void> {
-  if (looksLikeRefreshToken(token)) {
-    const record = await ctx.store.refreshTokens.find(hashRefreshToken(token));
+  const ref = refreshTokenRef(token);
+  if (ref) {
+    const record = await ctx.store.refreshTokens.find(ref);
     if (!record) return;
     assertIssuedTo(record.clientId, clientId);
     await revokeGrant(ctx, record.grantId);

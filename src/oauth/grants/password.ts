@@ -25,7 +25,7 @@ export const passwordGrant: Grant<PasswordParams> = {
     const now = ctx.clock.now();
     const subject = { username: user.username, clientId: client.client_id, grantId: newGrantId() };
     const refresh = mintRefreshToken(ctx, subject, now);
-    await ctx.store.refreshTokens.save(refresh.hash, refresh.record);
+    await ctx.store.refreshTokens.save(refresh.ref, refresh.record);
     return signTokenPair(ctx, subject, refresh, now);
   },
 };

@@ -2,7 +2,7 @@ import { assertUserActive } from '../../accounts/registry.js';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { headerOf } from '../client-credentials.js';
-import { hashRefreshToken } from '../refresh-token-value.js';
+import { refreshTokenRef } from '../refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
 import { mintRefreshToken, signTokenPair } from '../token-pair.js';
 import type { Grant } from './grant.js';
@@ -26,8 +26,8 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
   },
 
   async handler(ctx, client, { refreshToken }) {
-    const oldHash = hashRefreshToken(refreshToken);
-    const record = await ctx.store.refreshTokens.find(oldHash);
+    const old = refreshTokenRef(refreshToken);
+    const record = old && (await ctx.store.refreshTokens.find(old));
     // Another client's token is reported exactly like an unknown one, and is not burnt.
     if (!record || record.clientId !== client.client_id) {
       throw new GatewayError('INVALID_REFRESH_TOKEN', { detail: record ? 'token of another client' : 'unknown refresh token' });
@@ -43,7 +43,7 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
     const now = ctx.clock.now();
     const subject = { username: record.username, clientId: record.clientId, grantId: record.grantId };
     const successor = mintRefreshToken(ctx, subject, now);
-    const outcome = await ctx.store.refreshTokens.rotate(oldHash, successor.hash, successor.record, now);
+    const outcome = await ctx.store.refreshTokens.rotate(old, successor.ref.hash, successor.record, now);
     if (outcome.kind === 'reused') return revokeReusedGrant(ctx, record.grantId);
     if (outcome.kind === 'missing') throw new GatewayError('INVALID_REFRESH_TOKEN', { detail: 'refresh token vanished' });
     return signTokenPair(ctx, subject, successor, now);

@@ -23,7 +23,7 @@ describe('POST /oauth2/v1/token (password grant, SPEC 4.3)', () => {
     expect(Number(body.issued_at)).toBeGreaterThanOrEqual(before);
     expect(body.expires_in).toBe('1800');
     expect(body.token_type).toBe('Bearer');
-    expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
   });
 
   it('signs an RFC 9068 access token for the user and client', async () => {

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { parseDuration, parseSize } from './units.js';
+
+// `prefault` (not `default`) so that defaults go through the same parsing as
+// written values: a default duration is a string like any other.
+
+export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: `expected a duration like 500ms, 2s, 30m or 24h, got "${text}"` });
+        return z.NEVER;
+      }
+      if (ms < min || ms > max) {
+        ctx.addIssue({ code: 'custom', message: `must be between ${min}ms and ${max}ms, got "${text}"` });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .prefault(fallback);
+
+export const size = (fallback: string) =>
+  z
+    .union([z.number().int().positive(), z.string()])
+    .transform((value, ctx) => {
+      const bytes = typeof value === 'number' ? value : parseSize(value);
+      if (bytes === undefined || bytes <= 0) {
+        ctx.addIssue({ code: 'custom', message: `expected a size like 16kb or 1mb, got "${value}"` });
+        return z.NEVER;
+      }
+      return bytes;
+    })
+    .prefault(fallback);
+
+export const httpUrl = z
+  .string()
+  .refine((text) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, 'expected an http:// or https:// URL without query or fragment')
+  .transform((text) => text.replace(/\/+$/, ''));
+

@@ -1,0 +1,76 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { StartupError } from '../config/errors.js';
+
+/** The environment variable holding the key-encryption key (base64 of 32 bytes). */
+export const KEK_ENV = 'TOKEN_GATEWAY_KEY_ENCRYPTION_KEY';
+const KEK_BYTES = 32;
+const IV_BYTES = 12;
+const FORMAT = 'v1';
+
+/**
+ * The key-encryption key: from `keys.encryption_key_file` when configured,
+ * else from TOKEN_GATEWAY_KEY_ENCRYPTION_KEY. Undefined when neither is set;
+ * a value that is not 32 bytes of base64 is refused (never echoed).
+ */
+export async function loadKeyEncryptionKey(file: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<Buffer | undefined> {
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new StartupError(`keys.encryption_key_file: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    return decodeKek(text, `keys.encryption_key_file (${file})`);
+  }
+  const value = env[KEK_ENV];
+  return value === undefined || value.trim() === '' ? undefined : decodeKek(value, KEK_ENV);
+}
+
+function decodeKek(text: string, source: string): Buffer {
+  const trimmed = text.trim();
+  const bytes = Buffer.from(trimmed, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || bytes.length !== KEK_BYTES) {
+    throw new StartupError(`${source} must hold ${KEK_BYTES} random bytes in base64 (e.g. the output of \`openssl rand -base64 32\`)`);
+  }
+  return bytes;
+}
+
+/**
+ * AES-256-GCM under the key-encryption key. The additional data binds each
+ * sealed value to its environment and key id, so a blob copied to another
+ * environment or swapped between keys fails to open instead of being used.
+ */
+export class KeySealer {
+  constructor(
+    private readonly kek: Buffer,
+    private readonly environment: string,
+  ) {}
+
+  /** A sealer under a random key that never leaves the process: for a ring that is never shared. */
+  static ephemeral(): KeySealer {
+    return new KeySealer(randomBytes(KEK_BYTES), 'local');
+  }
+
+  seal(kid: string, plaintext: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.kek, iv);
+    cipher.setAAD(this.additionalData(kid));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return [FORMAT, iv, ciphertext, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  }
+
+  /** Throws when the value was sealed under another key, environment or kid, or was altered. */
+  open(kid: string, sealed: string): string {
+    const [format, iv, ciphertext, tag] = sealed.split('.');
+    if (format !== FORMAT || !iv || !ciphertext || !tag) throw new Error('not a sealed key');
+    const decipher = createDecipheriv('aes-256-gcm', this.kek, Buffer.from(iv, 'base64url'));
+    decipher.setAAD(this.additionalData(kid));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  private additionalData(kid: string): Buffer {
+    return Buffer.from(`token-gateway:${this.environment}:${kid}`);
+  }
+}

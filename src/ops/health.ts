@@ -1,0 +1,47 @@
+import type { GatewayContext } from '../context.js';
+import { sendJsonText } from '../http/respond.js';
+import type { Endpoint } from '../oauth/endpoints/endpoint.js';
+
+export interface Readiness {
+  ready: boolean;
+  checks: { store: string; keys: string };
+}
+
+/** Ready when the store answers (its mirrors loaded) and the signing keys are loaded. */
+export function readinessOf(ctx: GatewayContext): Readiness {
+  const store = ctx.store.health();
+  const keysLoaded = ctx.keyRing.loaded;
+  return {
+    ready: store.ready && keysLoaded,
+    checks: { store: store.ready ? 'up' : `down: ${store.reason ?? 'unknown'}`, keys: keysLoaded ? 'loaded' : 'not loaded' },
+  };
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+/**
+ * GET /readyz: 200 when this instance can serve every endpoint, 503 with the
+ * reason otherwise (Redis unreachable, key ring not loaded yet). A load
+ * balancer takes the instance out of rotation on 503.
+ */
+export const readinessEndpoint: Endpoint = {
+  path: '/readyz',
+  methods: ['GET', 'HEAD'],
+  oauthErrors: false,
+
+  async handle(ctx, exchange) {
+    const { ready, checks } = readinessOf(ctx);
+    sendJsonText(exchange.res, ready ? 200 : 503, JSON.stringify({ status: ready ? 'ready' : 'not-ready', checks }), NO_STORE);
+  },
+};
+
+/** GET /livez: 200 while the process serves HTTP at all; a failing liveness probe means restart it. */
+export const livenessEndpoint: Endpoint = {
+  path: '/livez',
+  methods: ['GET', 'HEAD'],
+  oauthErrors: false,
+
+  async handle(_ctx, exchange) {
+    sendJsonText(exchange.res, 200, '{"status":"live"}', NO_STORE);
+  },
+};

@@ -1,0 +1,77 @@
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { StartupError } from '../../config/errors.js';
+import type { RedisStoreConfig } from '../../config/store-schema.js';
+
+export type RedisClient = Redis | Cluster;
+
+/** Reconnect back-off: exponential from 100 ms to 5 s, with jitter so that many instances do not reconnect in step. */
+export function reconnectDelay(attempt: number): number {
+  return jitteredBackoff(attempt, Math.random);
+}
+
+export function jitteredBackoff(attempt: number, random: () => number): number {
+  const ceiling = Math.min(5_000, 100 * 2 ** Math.min(attempt, 10));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/** The password from `password_env` (which wins over one in the URL); refuses a named variable that is unset. */
+export function redisPassword(config: RedisStoreConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (config.password_env === undefined) return undefined;
+  const value = env[config.password_env];
+  if (value === undefined || value === '') {
+    throw new StartupError(`store.redis.password_env names ${config.password_env}, which is not set in the environment`);
+  }
+  return value;
+}
+
+/**
+ * One ioredis client for the configured topology. Every command has a
+ * timeout; nothing is queued while disconnected (a request gets a 503 at
+ * once instead of waiting for a Redis that may never return); nothing is
+ * retried behind the caller's back (a retried rotation could burn a token).
+ */
+export function createRedisClient(config: RedisStoreConfig, password = redisPassword(config)): RedisClient {
+  const common: RedisOptions = {
+    commandTimeout: config.command_timeout,
+    connectTimeout: config.connect_timeout,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: reconnectDelay,
+    lazyConnect: true,
+    ...(password === undefined ? {} : { password }),
+  };
+  const { topology } = config;
+  if (topology.mode === 'single') {
+    return new Redis(topology.url, { ...common, ...tlsFor(topology.url) });
+  }
+  if (topology.mode === 'sentinel') {
+    const sentinels = topology.sentinels.map((text) => new URL(text));
+    const first = sentinels[0];
+    return new Redis({
+      ...common,
+      sentinels: sentinels.map((url) => ({ host: url.hostname, port: Number(url.port || 26379) })),
+      name: topology.name,
+      ...(first?.password ? { sentinelPassword: decodeURIComponent(first.password) } : {}),
+      sentinelRetryStrategy: reconnectDelay,
+      ...(first?.protocol === 'rediss:' ? { enableTLSForSentinelMode: true, tls: {}, sentinelTLS: {} } : {}),
+    });
+  }
+  const nodes = topology.nodes.map((text) => new URL(text));
+  const options: ClusterOptions = {
+    enableOfflineQueue: false,
+    clusterRetryStrategy: reconnectDelay,
+    slotsRefreshTimeout: config.connect_timeout,
+    lazyConnect: true,
+    redisOptions: {
+      ...common,
+      ...(nodes[0]?.password && password === undefined ? { password: decodeURIComponent(nodes[0].password) } : {}),
+      ...(nodes[0] ? tlsFor(nodes[0].href) : {}),
+    },
+  };
+  return new Cluster(
+    nodes.map((url) => ({ host: url.hostname, port: Number(url.port || 6379) })),
+    options,
+  );
+}
+
+const tlsFor = (url: string): Pick<RedisOptions, 'tls'> => (new URL(url).protocol === 'rediss:' ? { tls: {} } : {});

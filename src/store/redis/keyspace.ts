@@ -1,0 +1,32 @@
+/**
+ * Every key and channel the gateway uses in Redis. All start with
+ * `tg:<environment>:`, so environments sharing one Redis never see each
+ * other's data; every key carries a hash tag (`{...}`), so that whatever a
+ * script touches together lives in one Redis Cluster slot.
+ */
+export interface Keyspace {
+  /** Hash of one grant's refresh tokens (token hash -> record): one key per grant spreads grants over the cluster. */
+  grant(grantId: string): string;
+  /** Sorted set of revoked `token:<jti>` / `grant:<id>` members, scored by when they may be forgotten. */
+  readonly revocations: string;
+  readonly revocationChannel: string;
+  /** Hash with the sealed key ring and its version. */
+  readonly keyRing: string;
+  readonly keyRingLock: string;
+  readonly keyRingChannel: string;
+  /** Prefix for rate-limiter-flexible's counters. */
+  rateLimit(name: string): string;
+}
+
+export function keyspace(environment: string): Keyspace {
+  const prefix = `tg:${environment}`;
+  return {
+    grant: (grantId) => `${prefix}:grant:{${grantId}}`,
+    revocations: `${prefix}:{revocations}`,
+    revocationChannel: `${prefix}:revocations`,
+    keyRing: `${prefix}:{keyring}`,
+    keyRingLock: `${prefix}:{keyring}:lock`,
+    keyRingChannel: `${prefix}:keyring`,
+    rateLimit: (name) => `${prefix}:rl:${name}`,
+  };
+}
