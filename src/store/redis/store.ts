@@ -50,6 +50,7 @@ export class RedisStore implements Store {
   private reconciling: Promise<void> = Promise.resolve();
   private lastErrorLogAt = 0;
   private closed = false;
+  private subscribed = false;
 
   constructor(private readonly options: RedisStoreOptions) {
     const { config, environment, clock } = options;
@@ -66,7 +67,10 @@ export class RedisStore implements Store {
     this.watch(this.client, 'commands');
     this.watch(this.subscriber, 'subscriptions');
     this.subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
-    this.resyncTimer = setInterval(() => this.reconcile('periodic resync'), config.resync_interval).unref();
+    this.resyncTimer = setInterval(() => {
+      if (!this.subscribed && this.subscriber.status === 'ready') this.subscribe();
+      else this.reconcile('periodic resync');
+    }, config.resync_interval).unref();
   }
 
   /** Starts connecting; returns at once. Until Redis answers, `health()` says why the store is not ready. */
@@ -74,7 +78,6 @@ export class RedisStore implements Store {
     const ignore = () => undefined; // failures arrive as 'error' events and are retried with back-off
     this.client.connect().catch(ignore);
     this.subscriber.connect().catch(ignore);
-    this.subscriber.subscribe(this.keys.revocationChannel, this.keys.keyRingChannel).catch(ignore);
   }
 
   createRateLimiter({ name, points, durationSeconds }: RateLimiterSettings): RateLimiterAbstract {
@@ -90,7 +93,9 @@ export class RedisStore implements Store {
 
   health(): StoreHealth {
     if (this.client.status !== 'ready') return { ready: false, reason: `redis commands connection is ${this.client.status}` };
-    if (this.subscriber.status !== 'ready') return { ready: false, reason: `redis subscriptions connection is ${this.subscriber.status}` };
+    if (this.subscriber.status !== 'ready' || !this.subscribed) {
+      return { ready: false, reason: `redis subscriptions connection is ${this.subscribed ? this.subscriber.status : 'not subscribed'}` };
+    }
     if (!this.mirrorLoaded) return { ready: false, reason: 'revocation list not loaded yet' };
     return { ready: true };
   }
@@ -129,11 +134,24 @@ export class RedisStore implements Store {
     connection.on('ready', () => {
       this.lastErrorLogAt = 0;
       this.options.logger.info({ store: describeStore(this.options.config), role }, 'redis connected');
-      this.reconcile(`${role} connection ready`);
+      if (connection === this.subscriber) this.subscribe();
+      else this.reconcile(`${role} connection ready`);
     });
     connection.on('close', () => {
-      if (!this.closed && role === 'commands') this.options.logger.debug({ role }, 'redis connection closed');
+      if (connection === this.subscriber) this.subscribed = false;
+      if (!this.closed) this.options.logger.debug({ role }, 'redis connection closed');
     });
+  }
+
+  /** (Re)subscribes, then reloads everything: whatever was published while unsubscribed is picked up by the reload. */
+  private subscribe(): void {
+    this.subscriber.subscribe(this.keys.revocationChannel, this.keys.keyRingChannel).then(
+      () => {
+        this.subscribed = true;
+        this.reconcile('subscribed');
+      },
+      (error: unknown) => this.options.logger.warn({ err: error }, 'could not subscribe to redis channels; retrying on reconnect'),
+    );
   }
 
   private receive(channel: string, message: string): void {
