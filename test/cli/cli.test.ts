@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifySecret } from '../../src/accounts/secret-hash.js';
 import { accountsYaml } from '../helpers/accounts.js';
@@ -114,6 +115,25 @@ describe('token-gateway CLI', () => {
       const { code, stderr } = await cli(['serve', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain('listen.prot: unknown key');
+    });
+
+    it('refuses to start on Redis without a key-encryption key, and says how to make one', async () => {
+      const file = await workspace('environment: uat\nstore: redis://127.0.0.1:1/0\naccounts: ./accounts.yaml\n');
+      const { code, stderr } = await cli(['serve', '--config', file]);
+      expect(code).toBe(1);
+      expect(stderr).toContain('set TOKEN_GATEWAY_KEY_ENCRYPTION_KEY to 32 random bytes in base64');
+      expect(stderr).toContain('openssl rand -base64 32');
+    });
+
+    it('refuses to start when the Redis password variable it names is unset', async () => {
+      const file = await workspace(
+        'environment: uat\nstore: { redis: { url: "redis://127.0.0.1:1/0", password_env: TG_TEST_UNSET_PASSWORD } }\n' +
+          'keys: { encryption_key_file: ./kek }\naccounts: ./accounts.yaml\n',
+      );
+      await writeFile(join(dirname(file), 'kek'), randomBytes(32).toString('base64'));
+      const { code, stderr } = await cli(['serve', '--config', file]);
+      expect(code).toBe(1);
+      expect(stderr).toContain('store.redis.password_env names TG_TEST_UNSET_PASSWORD, which is not set');
     });
   });
 

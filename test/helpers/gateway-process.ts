@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { accountsYaml } from './accounts.js';
+
+const BIN = resolve('dist/cli/main.js');
+
+/** One key-encryption key per test run, shared by every gateway process of the run (as in one environment). */
+export const TEST_KEK = randomBytes(32).toString('base64');
+
+/**
+ * A real gateway process (`token-gateway serve`), as operators run it: its
+ * own event loop, its own Redis connections, killed and restarted by tests.
+ */
+export class GatewayProcess {
+  readonly lines: Array<Record<string, unknown>> = [];
+  private readonly exited: Promise<number | null>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+    private readonly dir: string,
+    stdoutLines: Array<Record<string, unknown>>,
+  ) {
+    this.lines = stdoutLines;
+    this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
+  }
+
+  static async start(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<GatewayProcess> {
+    const dir = await mkdtemp(join(tmpdir(), 'token-gateway-proc-'));
+    await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
+    await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, accounts: './accounts.yaml', ...config }));
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', join(dir, 'gateway.yaml')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: TEST_KEK, ...env },
+    });
+    const lines: Array<Record<string, unknown>> = [];
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      let buffered = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          try {
+            const parsed = JSON.parse(line) as Record<string, unknown>;
+            lines.push(parsed);
+            if (parsed.msg === 'token-gateway listening') resolveUrl(parsed.url as string);
+          } catch {
+            lines.push({ unparsed: line });
+          }
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening: ${stderr}`)));
+      setTimeout(() => reject(new Error(`gateway did not listen within 15 s: ${stderr}`)), 15_000).unref();
+    });
+    return new GatewayProcess(child, url, dir, lines);
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Polls /readyz until it answers 200; bounded. */
+  async ready(timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = await fetch(`${this.url}/readyz`).then((response) => response.status, () => 0);
+      if (status === 200) return;
+      if (Date.now() > deadline) throw new Error(`${this.url} not ready within ${timeoutMs} ms (last status ${status})`);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  }
+
+  /** Log lines at error level or above, and every access line with a 5xx other than 503. */
+  failures(): Array<Record<string, unknown>> {
+    return this.lines.filter((line) => (line.level as number) >= 50 || (typeof line.status === 'number' && line.status >= 500 && line.status !== 503));
+  }
+
+  async stop(): Promise<number | null> {
+    if (this.alive) this.child.kill('SIGTERM');
+    const code = await this.exited;
+    await rm(this.dir, { recursive: true, force: true });
+    return code;
+  }
+}

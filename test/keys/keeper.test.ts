@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyRingKeeper, KeyRingSealError } from '../../src/keys/keeper.js';
+import { KeyRing } from '../../src/keys/key-ring.js';
+import { KeySealer } from '../../src/keys/sealing.js';
+import type { RedisStore } from '../../src/store/redis/store.js';
+import { ManualClock } from '../helpers/clock.js';
+import { rawCommand, RedisServer } from '../helpers/redis-server.js';
+import { connectedStore, redisStoreConfig, silentLogger, uniqueEnvironment } from '../helpers/redis-store.js';
+
+const HOUR = 3_600_000;
+const KEK = randomBytes(32);
+
+let redis: RedisServer;
+const stores: RedisStore[] = [];
+beforeAll(async () => {
+  redis = await RedisServer.start();
+});
+afterAll(async () => {
+  await Promise.all(stores.map((store) => store.close()));
+  await redis.dispose();
+});
+
+/** One instance: its own store connection, ring and keeper, on the shared redis. */
+async function instance(environment: string, clock: ManualClock, kek = KEK) {
+  const store = await connectedStore(redisStoreConfig({ mode: 'single', url: redis.url }), environment, clock);
+  stores.push(store);
+  const ring = new KeyRing({ algorithm: 'ES256', rotationIntervalMs: 24 * HOUR, retentionMs: HOUR, clock });
+  const keeper = new KeyRingKeeper({ ring, storage: store.keyRing, sealer: new KeySealer(kek, environment), logger: silentLogger, clock });
+  return { store, ring, keeper };
+}
+
+const kids = (ring: KeyRing) => ring.list().map((key) => key.kid);
+
+describe('key ring keeper on a shared store', () => {
+  it('creates the ring once; the next instance loads the same keys', async () => {
+    const clock = new ManualClock();
+    const environment = uniqueEnvironment();
+    const a = await instance(environment, clock);
+    const b = await instance(environment, clock);
+    await Promise.all([a.keeper.sync(), b.keeper.sync()]);
+    expect(kids(a.ring)).toHaveLength(2);
+    expect(kids(b.ring)).toEqual(kids(a.ring));
+    expect(b.ring.selectSigningKey().kid).toBe(a.ring.selectSigningKey().kid);
+  });
+
+  it('lets one of two due instances rotate, and both end with the same ring', async () => {
+    const clock = new ManualClock();
+    const environment = uniqueEnvironment();
+    const a = await instance(environment, clock);
+    const b = await instance(environment, clock);
+    await a.keeper.sync();
+    await b.keeper.sync();
+    clock.advance(24 * HOUR);
+    const changed = await Promise.all([a.keeper.maintain(), b.keeper.maintain()]);
+    expect(changed.filter(Boolean)).toHaveLength(1);
+    await b.keeper.sync();
+    await a.keeper.sync();
+    expect(kids(a.ring)).toHaveLength(3);
+    expect(kids(b.ring)).toEqual(kids(a.ring));
+  });
+
+  it('writes its keys back when the store comes back empty, so issued tokens still verify', async () => {
+    const clock = new ManualClock();
+    const environment = uniqueEnvironment();
+    const a = await instance(environment, clock);
+    await a.keeper.sync();
+    const before = kids(a.ring);
+    await rawCommand(redis.port, 'FLUSHALL');
+    await a.keeper.sync();
+    const late = await instance(environment, clock);
+    await late.keeper.sync();
+    expect(kids(late.ring)).toEqual(before);
+  });
+
+  it('refuses a ring sealed under another key-encryption key and leaves it untouched', async () => {
+    const clock = new ManualClock();
+    const environment = uniqueEnvironment();
+    const a = await instance(environment, clock);
+    await a.keeper.sync();
+    const stored = await a.store.keyRing.load();
+    const intruder = await instance(environment, clock, randomBytes(32));
+    await expect(intruder.keeper.sync()).rejects.toBeInstanceOf(KeyRingSealError);
+    expect(intruder.ring.loaded).toBe(false);
+    expect(await a.store.keyRing.load()).toEqual(stored);
+  });
+
+  it('never stores a private key in the clear', async () => {
+    const clock = new ManualClock();
+    const environment = uniqueEnvironment();
+    const a = await instance(environment, clock);
+    await a.keeper.sync();
+    const { document } = (await a.store.keyRing.load())!;
+    const parsed = JSON.parse(document) as { keys: Array<{ privateJwk: unknown; publicJwk: Record<string, unknown> }> };
+    for (const key of parsed.keys) {
+      expect(typeof key.privateJwk).toBe('string');
+      expect(key.privateJwk).toMatch(/^v1\./);
+      expect(key.publicJwk).not.toHaveProperty('d');
+    }
+    expect(document).not.toMatch(/"d":/);
+  });
+});

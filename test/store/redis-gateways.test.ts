@@ -1,0 +1,220 @@
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revoke } from '../helpers/gateway.js';
+import { GatewayProcess } from '../helpers/gateway-process.js';
+import { freePort, RedisCluster, RedisServer } from '../helpers/redis-server.js';
+import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+/**
+ * Several real gateway processes on one real Redis: what production runs
+ * behind a load balancer. Each test uses its own environment prefix.
+ */
+
+let upstream: TestUpstream;
+const running: GatewayProcess[] = [];
+
+beforeAll(async () => {
+  upstream = await startUpstream();
+});
+afterAll(() => upstream.close());
+afterEach(async () => {
+  const stopped = running.splice(0);
+  for (const gateway of stopped) expect(gateway.failures()).toEqual([]);
+  await Promise.all(stopped.map((gateway) => gateway.stop()));
+});
+
+interface InstanceOptions {
+  store: unknown;
+  environment: string;
+  extra?: Record<string, unknown>;
+}
+
+async function instance({ store, environment, extra = {} }: InstanceOptions): Promise<GatewayProcess> {
+  const gateway = await GatewayProcess.start({
+    environment,
+    store,
+    // Instances of one region sit behind one host name: one issuer.
+    issuer: 'https://api.example.com',
+    routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
+    ...extra,
+  });
+  running.push(gateway);
+  await gateway.ready();
+  return gateway;
+}
+
+const kidsOf = async (url: string): Promise<string[]> =>
+  ((await (await fetch(`${url}/oauth2/v1/keys`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid).sort();
+
+describe('three gateways on one redis act as one', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(() => redis.dispose());
+
+  it('accepts a token anywhere, refuses a revoked one everywhere, and serves one JWKS', async () => {
+    const environment = uniqueEnvironment();
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => instance({ store: redis.url, environment })));
+    const tokens = await issueTokens(a.url);
+    for (const gateway of [a, b, c]) expect((await callProtected(gateway.url, tokens.access_token)).status).toBe(200);
+    const jwks = await kidsOf(a.url);
+    expect(await kidsOf(b.url)).toEqual(jwks);
+    expect(await kidsOf(c.url)).toEqual(jwks);
+
+    expect((await revoke(a.url, tokens.access_token)).status).toBe(200);
+    for (const gateway of [b, c]) {
+      await eventually(async () => (await callProtected(gateway.url, tokens.access_token)).status === 401);
+    }
+  });
+
+  it('ends a grant everywhere when its refresh token is revoked on one instance', async () => {
+    const environment = uniqueEnvironment();
+    const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment })));
+    const tokens = await issueTokens(b.url);
+    expect((await revoke(a.url, tokens.refresh_token)).status).toBe(200);
+    await eventually(async () => (await callProtected(b.url, tokens.access_token)).status === 401);
+    expect(await errorOf(await refreshGrant(b.url, tokens.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+  });
+
+  it('lets exactly one of two instances win a raced refresh', async () => {
+    const environment = uniqueEnvironment();
+    const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment })));
+    for (let round = 0; round < 5; round++) {
+      const { refresh_token } = await issueTokens(a.url);
+      const statuses = (await Promise.all([refreshGrant(a.url, refresh_token), refreshGrant(b.url, refresh_token)])).map((r) => r.status);
+      expect(statuses.sort()).toEqual([200, 400]);
+    }
+  });
+
+  it('rotates keys for all instances: each publishes the next key before any signs with it', async () => {
+    const environment = uniqueEnvironment();
+    const extra = { keys: { rotation_interval: '1500ms' }, tokens: { access_ttl: '2s', refresh_ttl: '10s' } };
+    const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment, extra })));
+    const first = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
+    let rotated = first;
+    let publishedOnB: string[] = [];
+    await eventually(async () => {
+      publishedOnB = await kidsOf(b.url);
+      rotated = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
+      return rotated !== first;
+    }, 10_000);
+    // Seen by the other instance before the first token it signed.
+    expect(publishedOnB).toContain(rotated);
+    const fromB = await issueTokens(b.url);
+    expect((await callProtected(a.url, fromB.access_token)).status).toBe(200);
+    // Whichever instance rotated, both serve the same ring.
+    await eventually(async () => JSON.stringify(await kidsOf(a.url)) === JSON.stringify(await kidsOf(b.url)));
+  });
+
+  it('accepts tokens of another region of the same environment, and never of another environment', async () => {
+    const environment = uniqueEnvironment();
+    const us = await instance({ store: redis.url, environment, extra: { issuer: 'https://us.api.example.com', tokens: { trusted_issuers: ['https://uk.api.example.com'] } } });
+    const uk = await instance({ store: redis.url, environment, extra: { issuer: 'https://uk.api.example.com', tokens: { trusted_issuers: ['https://us.api.example.com'] } } });
+    const elsewhere = await instance({ store: redis.url, environment: uniqueEnvironment(), extra: { issuer: 'https://us.api.example.com' } });
+    const fromUs = await issueTokens(us.url);
+    expect(decodeJwt(fromUs.access_token).iss).toBe('https://us.api.example.com');
+    expect((await callProtected(uk.url, fromUs.access_token)).status).toBe(200);
+    expect(await errorOf(await callProtected(elsewhere.url, fromUs.access_token))).toMatchObject({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID' });
+  });
+});
+
+describe('redis faults', () => {
+  it('keeps validating from memory while redis is down, answers 503 for writes, and recovers with nothing lost when redis returns empty', async () => {
+    const redis = await RedisServer.start();
+    try {
+      const environment = uniqueEnvironment();
+      const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment, extra: { store: { redis: { url: redis.url, command_timeout: '300ms' } } } })));
+      const kept = await issueTokens(a.url);
+      const revoked = await issueTokens(a.url);
+      expect((await revoke(b.url, revoked.access_token)).status).toBe(200);
+      await eventually(async () => (await callProtected(a.url, revoked.access_token)).status === 401);
+
+      // Traffic goes on while redis is killed and comes back empty.
+      const statuses: number[] = [];
+      let trafficOn = true;
+      const traffic = (async () => {
+        while (trafficOn) {
+          for (const gateway of [a, b]) {
+            statuses.push((await callProtected(gateway.url, kept.access_token)).status);
+            const refused = await callProtected(gateway.url, revoked.access_token);
+            expect(refused.status).toBe(401);
+            statuses.push((await passwordGrant(gateway.url)).status);
+          }
+        }
+      })();
+
+      await redis.kill();
+      await eventually(async () => (await fetch(`${a.url}/readyz`)).status === 503);
+      const during = await passwordGrant(a.url);
+      expect(await errorOf(during)).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
+      expect(during.headers.get('retry-after')).toBe('1');
+      expect(await errorOf(await revoke(b.url, kept.refresh_token))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
+      expect((await callProtected(b.url, kept.access_token)).status).toBe(200);
+
+      await redis.launch();
+      await Promise.all([a.ready(), b.ready()]);
+      trafficOn = false;
+      await traffic;
+      expect(new Set(statuses)).toEqual(new Set([200, 503]));
+
+      // A new instance, started after the restart, learns the revocation and the keys from what a and b wrote back.
+      const late = await instance({ store: redis.url, environment });
+      expect((await callProtected(late.url, revoked.access_token)).status).toBe(401);
+      expect((await callProtected(late.url, kept.access_token)).status).toBe(200);
+      expect(await kidsOf(late.url)).toEqual(await kidsOf(a.url));
+      expect(a.alive && b.alive).toBe(true);
+    } finally {
+      await redis.dispose();
+    }
+  });
+
+  it('starts while redis is unreachable, reports not ready, and becomes ready when redis appears', async () => {
+    const port = await freePort();
+    const environment = uniqueEnvironment();
+    const gateway = await GatewayProcess.start({
+      environment,
+      store: `redis://127.0.0.1:${port}/0`,
+      routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
+    });
+    running.push(gateway);
+    const readiness = await fetch(`${gateway.url}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(await readiness.json()).toMatchObject({ status: 'not-ready', checks: { keys: 'not loaded' } });
+    expect(await errorOf(await passwordGrant(gateway.url))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
+    expect(await errorOf(await callProtected(gateway.url, 'a.b.c'))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
+    expect((await fetch(`${gateway.url}/oauth2/v1/keys`)).status).toBe(503);
+
+    const redis = await RedisServer.start({ port });
+    try {
+      await gateway.ready();
+      const tokens = await issueTokens(gateway.url);
+      expect((await callProtected(gateway.url, tokens.access_token)).status).toBe(200);
+    } finally {
+      await gateway.stop();
+      running.splice(running.indexOf(gateway), 1);
+      await redis.dispose();
+    }
+  });
+});
+
+describe('gateways on a redis cluster', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await RedisCluster.start(3);
+  }, 60_000);
+  afterAll(() => cluster.dispose());
+
+  it('share tokens, refresh and revocations across instances', async () => {
+    const environment = uniqueEnvironment();
+    const store = { redis: { cluster: cluster.urls } };
+    const [a, b] = await Promise.all([1, 2].map(() => instance({ store, environment })));
+    const tokens = await issueTokens(a.url);
+    expect((await callProtected(b.url, tokens.access_token)).status).toBe(200);
+    const refreshed = (await (await refreshGrant(b.url, tokens.refresh_token)).json()) as { access_token: string; refresh_token: string };
+    expect((await callProtected(a.url, refreshed.access_token)).status).toBe(200);
+    expect((await revoke(a.url, refreshed.refresh_token)).status).toBe(200);
+    await eventually(async () => (await callProtected(b.url, refreshed.access_token)).status === 401);
+  });
+});
