@@ -33,10 +33,11 @@ const redisOptions = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable')
       .optional()
       .describe('Environment variable holding the Redis password (wins over a password in the URL).'),
-    command_timeout: duration(DEFAULTS.redis.command_timeout, { min: 10 }),
-    connect_timeout: duration(DEFAULTS.redis.connect_timeout, { min: 10 }),
-    resync_interval: duration(DEFAULTS.redis.resync_interval, { min: 100 }),
-    max_pending: z.number().int().min(1).default(DEFAULTS.redis.max_pending),
+    // Upper bounds: a request waits for at most one command timeout, so a long one would be a hang by another name.
+    command_timeout: duration(DEFAULTS.redis.command_timeout, { min: 10, max: 30_000 }),
+    connect_timeout: duration(DEFAULTS.redis.connect_timeout, { min: 10, max: 60_000 }),
+    resync_interval: duration(DEFAULTS.redis.resync_interval, { min: 100, max: 3_600_000 }),
+    max_pending: z.number().int().min(1).max(1_000_000).default(DEFAULTS.redis.max_pending),
   })
   .superRefine((options, ctx) => {
     const given = (['url', 'cluster', 'sentinels'] as const).filter((key) => options[key] !== undefined);

@@ -141,18 +141,25 @@ export class KeyRingKeeper {
 
   private async seal(keys: readonly SigningKey[]): Promise<string> {
     const { sealer } = this.options;
-    const portable = await Promise.all(keys.map(exportSigningKey));
+    const sorted = [...keys].sort((a, b) => a.signsFrom - b.signsFrom); // the ring's own order, so kid lists compare
+    const portable = await Promise.all(sorted.map(exportSigningKey));
     const document: RingDocument = {
       keys: portable.map((key) => ({ ...key, privateJwk: sealer.seal(key.kid, JSON.stringify(key.privateJwk)) })),
     };
     return JSON.stringify(document);
   }
 
-  /** The stored keys; the local ones when the version is the one already loaded (no decryption on every resync). */
+  /**
+   * The stored keys; the local ones when the stored ring holds exactly the
+   * local kids (no decryption on every resync). Kids, not the version, decide:
+   * after a store came back empty, two instances may each have written a
+   * different ring as version 1.
+   */
   private async open(stored: StoredKeyRing): Promise<readonly SigningKey[]> {
-    if (stored.version === this.version && this.ring.loaded) return this.ring.list();
     const { sealer } = this.options;
     const document = JSON.parse(stored.document) as RingDocument;
+    const local = this.ring.list();
+    if (local.length === document.keys.length && document.keys.every((key, i) => key.kid === local[i]?.kid)) return local;
     return Promise.all(
       document.keys.map((key) => {
         let privateJwk: PortableSigningKey['privateJwk'];

@@ -1,11 +1,15 @@
 import type { GatewayContext } from '../context.js';
 
 /**
- * Ends a grant: its refresh tokens are forgotten and every access token issued
- * from it is refused until the last of them would have expired anyway.
+ * Ends a grant: every access token and refresh token issued from it is
+ * refused until the last of them would have expired anyway, and its refresh
+ * tokens are forgotten. The entry covers the refresh tokens too (not only
+ * access tokens), so the grant stays dead even if forgetting its tokens
+ * fails halfway (a store that went away between the two steps).
  */
 export async function revokeGrant(ctx: GatewayContext, grantId: string): Promise<void> {
-  const { access_ttl, clock_leeway } = ctx.config.tokens;
-  await ctx.store.revocations.add({ kind: 'grant', id: grantId, expiresAt: ctx.clock.now() + access_ttl + clock_leeway });
+  const { access_ttl, refresh_ttl, clock_leeway } = ctx.config.tokens;
+  const lastExpiry = ctx.clock.now() + Math.max(access_ttl, refresh_ttl) + clock_leeway;
+  await ctx.store.revocations.add({ kind: 'grant', id: grantId, expiresAt: lastExpiry });
   await ctx.store.refreshTokens.removeGrant(grantId);
 }

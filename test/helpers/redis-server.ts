@@ -91,7 +91,8 @@ export class RedisServer {
     const args = [...(this.configFile ? [this.configFile] : []), '--port', String(this.port), '--bind', '127.0.0.1', ...persistence, '--dir', this.dir, ...this.extraArgs];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
     this.process = child;
-    await waitFor(async () => (await rawCommand(this.port, 'PING', 200)).startsWith('+PONG'), `redis-server on ${this.port}`);
+    // -NOAUTH: up, and asking for the password it was started with.
+    await waitFor(async () => /^(\+PONG|-NOAUTH)/.test(await rawCommand(this.port, 'PING', 200)), `redis-server on ${this.port}`);
   }
 
   /** SIGKILL: the process dies at once, connections drop without goodbye. */

@@ -73,6 +73,22 @@ describe('key ring keeper on a shared store', () => {
     expect(kids(late.ring)).toEqual(before);
   });
 
+  it('merges rather than diverges when a fresh instance wrote a new ring into an emptied store', async () => {
+    const clock = new ManualClock();
+    const environment = uniqueEnvironment();
+    const a = await instance(environment, clock);
+    await a.keeper.sync();
+    const before = kids(a.ring);
+    await rawCommand(redis.port, 'FLUSHALL');
+    const fresh = await instance(environment, clock);
+    await fresh.keeper.sync(); // writes its own new ring, as version 1 like a's
+    await a.keeper.sync();
+    await fresh.keeper.sync();
+    expect(kids(a.ring)).toEqual(expect.arrayContaining(before));
+    expect(kids(fresh.ring)).toEqual(kids(a.ring));
+    expect(fresh.ring.selectSigningKey().kid).toBe(a.ring.selectSigningKey().kid);
+  });
+
   it('refuses a ring sealed under another key-encryption key and leaves it untouched', async () => {
     const clock = new ManualClock();
     const environment = uniqueEnvironment();

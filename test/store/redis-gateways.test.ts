@@ -135,7 +135,9 @@ describe('redis faults', () => {
       const statuses: number[] = [];
       let trafficOn = true;
       const traffic = (async () => {
-        while (trafficOn) {
+        // Bounded: stops when told, or after 30 s whatever happens to the test.
+        const stopAt = Date.now() + 30_000;
+        while (trafficOn && Date.now() < stopAt) {
           for (const gateway of [a, b]) {
             statuses.push((await callProtected(gateway.url, kept.access_token)).status);
             const refused = await callProtected(gateway.url, revoked.access_token);
@@ -145,18 +147,21 @@ describe('redis faults', () => {
         }
       })();
 
-      await redis.kill();
-      await eventually(async () => (await fetch(`${a.url}/readyz`)).status === 503);
-      const during = await passwordGrant(a.url);
-      expect(await errorOf(during)).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
-      expect(during.headers.get('retry-after')).toBe('1');
-      expect(await errorOf(await revoke(b.url, kept.refresh_token))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
-      expect((await callProtected(b.url, kept.access_token)).status).toBe(200);
+      try {
+        await redis.kill();
+        await eventually(async () => (await fetch(`${a.url}/readyz`)).status === 503);
+        const during = await passwordGrant(a.url);
+        expect(await errorOf(during)).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
+        expect(during.headers.get('retry-after')).toBe('1');
+        expect(await errorOf(await revoke(b.url, kept.refresh_token))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
+        expect((await callProtected(b.url, kept.access_token)).status).toBe(200);
 
-      await redis.launch();
-      await Promise.all([a.ready(), b.ready()]);
-      trafficOn = false;
-      await traffic;
+        await redis.launch();
+        await Promise.all([a.ready(), b.ready()]);
+      } finally {
+        trafficOn = false;
+        await traffic;
+      }
       expect(new Set(statuses)).toEqual(new Set([200, 503]));
 
       // A new instance, started after the restart, learns the revocation and the keys from what a and b wrote back.
@@ -185,6 +190,8 @@ describe('redis faults', () => {
     expect(await errorOf(await passwordGrant(gateway.url))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
     expect(await errorOf(await callProtected(gateway.url, 'a.b.c'))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
     expect((await fetch(`${gateway.url}/oauth2/v1/keys`)).status).toBe(503);
+    // Revoking cannot be confirmed before the keys are loaded: a 503, never a false 200.
+    expect(await errorOf(await revoke(gateway.url, 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln'))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
 
     const redis = await RedisServer.start({ port });
     try {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisStore } from '../../src/store/redis/store.js';
 import { ManualClock } from '../helpers/clock.js';
 import { RedisCluster, RedisServer, rawCommand, startSentinel } from '../helpers/redis-server.js';
-import { connectedStore, eventually, redisStoreConfig, uniqueEnvironment } from '../helpers/redis-store.js';
+import { connectedStore, eventually, redisStoreConfig, uniqueEnvironment, untilReady } from '../helpers/redis-store.js';
 import { storeContract } from './contract.js';
 
 let single: RedisServer;
@@ -119,6 +119,27 @@ describe('redis store: instances sharing one redis', () => {
   });
 });
 
+describe('redis store: connection settings', () => {
+  it('takes the password from password_env over one written in the URL', async () => {
+    const redis = await RedisServer.start({ args: ['--requirepass', 'right-password'] });
+    const url = `redis://:wrong-password@127.0.0.1:${redis.port}/2`;
+    process.env.TG_TEST_REDIS_PASSWORD = 'right-password';
+    const store = await connectedStore(
+      redisStoreConfig({ mode: 'single', url }, { password_env: 'TG_TEST_REDIS_PASSWORD' }),
+      uniqueEnvironment(),
+      new ManualClock(),
+    ).finally(() => delete process.env.TG_TEST_REDIS_PASSWORD);
+    try {
+      // Connected (a wrong password would never get ready) and writing.
+      await expect(store.revocations.add({ kind: 'token', id: 'j', expiresAt: Date.now() + 60_000 })).resolves.toBeUndefined();
+      expect(await rawCommand(redis.port, 'PING')).toMatch(/^-NOAUTH/);
+    } finally {
+      await store.close();
+      await redis.dispose();
+    }
+  });
+});
+
 describe('redis store: faults', () => {
   const clock = new ManualClock();
 
@@ -170,6 +191,8 @@ describe('redis store: faults', () => {
       expect(details.filter((detail) => detail?.detail.includes('pending'))).toHaveLength(3);
       expect(details.filter((detail) => detail?.detail.includes('timed out'))).toHaveLength(2);
       await sleeping;
+      // The stalled connection was dropped (socket timeout) and comes back by itself.
+      await untilReady(store);
       await expect(store.refreshTokens.find(ref)).resolves.toBeUndefined();
     } finally {
       await store.close();

@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../../context.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
 import { drainBody } from '../../http/body.js';
 import type { Exchange } from '../../http/exchange.js';
 import { isJsonContentType } from '../../http/negotiate.js';
@@ -55,7 +55,11 @@ async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: stri
     await revokeGrant(ctx, record.grantId);
     return;
   }
-  const claims = await ctx.accessTokens.verify(token).catch(() => undefined);
+  // Invalid, expired or foreign-signed: nothing to revoke (RFC 7009 2.2). Keys not loaded yet: a 503, never a false 200.
+  const claims = await ctx.accessTokens.verify(token).catch((error: unknown) => {
+    if (isGatewayError(error) && error.code === 'ACCESS_TOKEN_INVALID') return undefined;
+    throw error;
+  });
   if (!claims) return;
   assertIssuedTo(claims.client_id, clientId);
   await ctx.store.revocations.add({ kind: 'token', id: claims.jti, expiresAt: claims.exp * 1000 + ctx.config.tokens.clock_leeway });

@@ -34,21 +34,26 @@ export function createRedisClient(config: RedisStoreConfig, password = redisPass
   const common: RedisOptions = {
     commandTimeout: config.command_timeout,
     connectTimeout: config.connect_timeout,
+    // A Redis that stops answering (stalled, partitioned) is dropped and reconnected, instead of
+    // keeping timed-out commands queued on a socket the OS may hold open for minutes.
+    socketTimeout: config.command_timeout * 2,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: reconnectDelay,
     lazyConnect: true,
-    ...(password === undefined ? {} : { password }),
   };
   const { topology } = config;
   if (topology.mode === 'single') {
-    return new Redis(topology.url, { ...common, ...tlsFor(topology.url) });
+    // Parsed here rather than by ioredis, so that password_env reliably wins over a password in the URL.
+    return new Redis({ ...common, ...endpointOf(topology.url), ...(password === undefined ? {} : { password }) });
   }
   if (topology.mode === 'sentinel') {
+    // A password in a sentinel URL authenticates to the sentinels; password_env is the master's.
     const sentinels = topology.sentinels.map((text) => new URL(text));
     const first = sentinels[0];
     return new Redis({
       ...common,
+      ...(password === undefined ? {} : { password }),
       sentinels: sentinels.map((url) => ({ host: url.hostname, port: Number(url.port || 26379) })),
       name: topology.name,
       ...(first?.password ? { sentinelPassword: decodeURIComponent(first.password) } : {}),
@@ -64,7 +69,8 @@ export function createRedisClient(config: RedisStoreConfig, password = redisPass
     lazyConnect: true,
     redisOptions: {
       ...common,
-      ...(nodes[0]?.password && password === undefined ? { password: decodeURIComponent(nodes[0].password) } : {}),
+      ...(nodes[0] ? credentialsOf(nodes[0]) : {}),
+      ...(password === undefined ? {} : { password }),
       ...(nodes[0] ? tlsFor(nodes[0].href) : {}),
     },
   };
@@ -75,3 +81,22 @@ export function createRedisClient(config: RedisStoreConfig, password = redisPass
 }
 
 const tlsFor = (url: string): Pick<RedisOptions, 'tls'> => (new URL(url).protocol === 'rediss:' ? { tls: {} } : {});
+
+function credentialsOf(url: URL): Pick<RedisOptions, 'username' | 'password'> {
+  return {
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+  };
+}
+
+/** host, port, db (the path), credentials and TLS of a redis:// or rediss:// URL. */
+export function endpointOf(text: string): RedisOptions {
+  const url = new URL(text);
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port || 6379),
+    db: Number(url.pathname.slice(1) || 0),
+    ...credentialsOf(url),
+    ...tlsFor(text),
+  };
+}

@@ -100,7 +100,8 @@ export class RedisRevocations implements RevocationList {
     const entries = [...this.unsent];
     for (const [member, expiresAt] of entries) {
       await this.write(member, expiresAt);
-      this.unsent.delete(member);
+      // Unless a longer revocation of the same member arrived while this one was written.
+      if (this.unsent.get(member) === expiresAt) this.unsent.delete(member);
     }
     return entries.length;
   }

@@ -20,6 +20,15 @@ export interface RedisStoreOptions {
   password?: string;
 }
 
+/** ZADD GT (a revocation is never shortened) arrived in Redis 6.2. */
+const MIN_REDIS_VERSION = '6.2.0';
+
+function compareVersions(a: string, b: string): number {
+  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
 /** Repeated connection errors during one outage are logged at most this often. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
@@ -51,6 +60,8 @@ export class RedisStore implements Store {
   private lastErrorLogAt = 0;
   private closed = false;
   private subscribed = false;
+  private unsupported: string | undefined;
+  private evictionChecked = false;
 
   constructor(private readonly options: RedisStoreOptions) {
     const { config, environment, clock } = options;
@@ -96,6 +107,7 @@ export class RedisStore implements Store {
     if (this.subscriber.status !== 'ready' || !this.subscribed) {
       return { ready: false, reason: `redis subscriptions connection is ${this.subscribed ? this.subscriber.status : 'not subscribed'}` };
     }
+    if (this.unsupported) return { ready: false, reason: this.unsupported };
     if (!this.mirrorLoaded) return { ready: false, reason: 'revocation list not loaded yet' };
     return { ready: true };
   }
@@ -139,6 +151,8 @@ export class RedisStore implements Store {
     });
     connection.on('close', () => {
       if (connection === this.subscriber) this.subscribed = false;
+      // Not ready again until the mirror has been reloaded: messages may have been missed meanwhile.
+      else this.mirrorLoaded = false;
       if (!this.closed) this.options.logger.debug({ role }, 'redis connection closed');
     });
   }
@@ -169,7 +183,13 @@ export class RedisStore implements Store {
   private async reconcileNow(reason: string): Promise<void> {
     if (this.closed || this.client.status !== 'ready') return;
     const { logger } = this.options;
-    const runId = await this.currentRunId();
+    const { runId, problem } = await this.inspectServers();
+    if (problem) {
+      this.unsupported = problem;
+      logger.error({ problem }, 'redis cannot be used as the store');
+      return;
+    }
+    this.unsupported = undefined;
     if (this.runId !== undefined && runId !== this.runId) {
       const written = await this.revocations.writeBack();
       logger.warn({ reason, written }, 'redis restarted or failed over (run id changed): wrote the revocation list back');
@@ -183,14 +203,31 @@ export class RedisStore implements Store {
     for (const listener of this.reconnectListeners) listener();
   }
 
-  /** Identifies the Redis process (every master of a cluster): it changes when Redis restarts, empty or not. */
-  private async currentRunId(): Promise<string> {
+  /**
+   * The run id identifies the Redis process (every master of a cluster): it
+   * changes when Redis restarts, empty or not. Also refuses a Redis too old
+   * for ZADD GT, and warns about an eviction policy that could silently drop
+   * revocations (no run id change would reveal that loss).
+   */
+  private async inspectServers(): Promise<{ runId: string; problem?: string }> {
     const nodes = 'nodes' in this.client ? this.client.nodes('master') : [this.client];
     const infos = await Promise.all(nodes.map((node) => node.info('server')));
-    return infos
+    const runId = infos
       .map((info) => /run_id:(\w+)/.exec(info)?.[1] ?? '')
       .sort()
       .join(',');
+    const versions = infos.map((info) => /redis_version:([\d.]+)/.exec(info)?.[1] ?? '0');
+    const tooOld = versions.find((version) => compareVersions(version, MIN_REDIS_VERSION) < 0);
+    if (tooOld) return { runId, problem: `redis ${tooOld} is older than ${MIN_REDIS_VERSION}, which the store needs (ZADD GT)` };
+    if (!this.evictionChecked) {
+      this.evictionChecked = true;
+      const policies = await Promise.all(nodes.map((node) => node.config('GET', 'maxmemory-policy').catch(() => [])));
+      const evicting = policies.map((reply) => String((reply as string[])[1] ?? 'unknown')).find((policy) => policy !== 'noeviction' && policy !== 'unknown');
+      if (evicting) {
+        this.options.logger.warn({ maxmemoryPolicy: evicting }, 'redis may evict keys: revocations could be lost without notice; use maxmemory-policy noeviction');
+      }
+    }
+    return { runId };
   }
 }
 
