@@ -1,19 +1,31 @@
 import { accountsSchema } from '../accounts/schema.js';
-import { ConfigError, formatIssue } from '../config/errors.js';
+import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
+import { describeStore } from '../config/store-schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
+import { loadStoreSecrets } from '../store/create.js';
 import { EXIT, type CommandIo } from './io.js';
 
-/** Validates gateway.yaml and every file it names; each problem on its own line as file:line: key: problem. */
+/**
+ * Validates gateway.yaml, every file it names, and (for Redis) that the
+ * secrets it needs can be read; each problem on its own line. It does not
+ * connect to Redis: a check must not depend on the network.
+ */
 export async function checkCommand(configFile: string, io: CommandIo): Promise<number> {
   try {
     const config = await loadGatewayConfig(configFile);
     const accounts = await loadYamlFile(config.accounts, accountsSchema);
+    if (config.store.kind === 'redis') await loadStoreSecrets(config);
     io.stdout.write(
-      `ok: ${configFile} (${config.routes.length} routes), ${config.accounts} (${accounts.users.length} users, ${accounts.apps.length} apps)\n`,
+      `ok: ${configFile} (${config.routes.length} routes, store ${describeStore(config.store)}), ` +
+        `${config.accounts} (${accounts.users.length} users, ${accounts.apps.length} apps)\n`,
     );
     return EXIT.ok;
   } catch (error) {
+    if (error instanceof StartupError) {
+      io.stderr.write(`${configFile}: ${error.message}\n`);
+      return EXIT.invalid;
+    }
     if (!(error instanceof ConfigError)) throw error;
     for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
     return EXIT.invalid;

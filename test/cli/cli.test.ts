@@ -82,6 +82,20 @@ describe('token-gateway CLI', () => {
       expect(stderr).toContain(`${file}:3: tokens.access_ttl: expected a duration`);
     });
 
+    it('checks that a Redis store has its secrets, without connecting and without printing them', async () => {
+      const file = await workspace(
+        'environment: uat\nstore: redis://:url-password@10.255.255.1:6379/0\nkeys: { encryption_key_file: ./kek }\naccounts: ./accounts.yaml\n',
+      );
+      const missing = await cli(['check', '--config', file]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('keys.encryption_key_file: cannot read');
+      await writeFile(join(dirname(file), 'kek'), randomBytes(32).toString('base64'));
+      const { code, stdout, stderr } = await cli(['check', '--config', file]);
+      expect(code).toBe(0);
+      expect(stdout).toContain('store redis 10.255.255.1:6379/0');
+      expect(stdout + stderr).not.toContain('url-password');
+    });
+
     it('validates the accounts file the config names', async () => {
       const file = await workspace('accounts: ./missing.yaml\n');
       const { code, stderr } = await cli(['check', '--config', file]);
