@@ -165,3 +165,22 @@ export async function startSentinel(master: RedisServer, name: string): Promise<
     throw error;
   });
 }
+
+export interface TestCertificates {
+  dir: string;
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+/** A throw-away CA and a server certificate for 127.0.0.1, made with the openssl CLI. */
+export async function makeCertificates(): Promise<TestCertificates> {
+  const dir = await mkdtemp(join(tmpdir(), 'token-gateway-tls-'));
+  const at = (name: string) => join(dir, name);
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  await run('openssl', ['req', '-x509', ...ec, '-keyout', at('ca.key'), '-out', at('ca.pem'), '-days', '2', '-subj', '/CN=token-gateway test CA']);
+  await run('openssl', ['req', ...ec, '-keyout', at('server.key'), '-out', at('server.csr'), '-subj', '/CN=localhost']);
+  await writeFile(at('ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  await run('openssl', ['x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca.key'), '-CAcreateserial', '-out', at('server.pem'), '-days', '2', '-extfile', at('ext')]);
+  return { dir, ca: at('ca.pem'), cert: at('server.pem'), key: at('server.key') };
+}

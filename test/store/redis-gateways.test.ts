@@ -2,7 +2,8 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revoke } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
-import { freePort, RedisCluster, RedisServer } from '../helpers/redis-server.js';
+import { rm } from 'node:fs/promises';
+import { freePort, makeCertificates, RedisCluster, RedisServer } from '../helpers/redis-server.js';
 import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
@@ -44,6 +45,13 @@ async function instance({ store, environment, extra = {} }: InstanceOptions): Pr
   return gateway;
 }
 
+/** `count` instances with the same options, started together; a tuple so that tests can name them. */
+async function instances(count: 2, options: InstanceOptions): Promise<[GatewayProcess, GatewayProcess]>;
+async function instances(count: 3, options: InstanceOptions): Promise<[GatewayProcess, GatewayProcess, GatewayProcess]>;
+async function instances(count: number, options: InstanceOptions): Promise<GatewayProcess[]> {
+  return Promise.all(Array.from({ length: count }, () => instance(options)));
+}
+
 const kidsOf = async (url: string): Promise<string[]> =>
   ((await (await fetch(`${url}/oauth2/v1/keys`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid).sort();
 
@@ -56,7 +64,7 @@ describe('three gateways on one redis act as one', () => {
 
   it('accepts a token anywhere, refuses a revoked one everywhere, and serves one JWKS', async () => {
     const environment = uniqueEnvironment();
-    const [a, b, c] = await Promise.all([1, 2, 3].map(() => instance({ store: redis.url, environment })));
+    const [a, b, c] = await instances(3, { store: redis.url, environment });
     const tokens = await issueTokens(a.url);
     for (const gateway of [a, b, c]) expect((await callProtected(gateway.url, tokens.access_token)).status).toBe(200);
     const jwks = await kidsOf(a.url);
@@ -71,7 +79,7 @@ describe('three gateways on one redis act as one', () => {
 
   it('ends a grant everywhere when its refresh token is revoked on one instance', async () => {
     const environment = uniqueEnvironment();
-    const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment })));
+    const [a, b] = await instances(2, { store: redis.url, environment });
     const tokens = await issueTokens(b.url);
     expect((await revoke(a.url, tokens.refresh_token)).status).toBe(200);
     await eventually(async () => (await callProtected(b.url, tokens.access_token)).status === 401);
@@ -80,7 +88,7 @@ describe('three gateways on one redis act as one', () => {
 
   it('lets exactly one of two instances win a raced refresh', async () => {
     const environment = uniqueEnvironment();
-    const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment })));
+    const [a, b] = await instances(2, { store: redis.url, environment });
     for (let round = 0; round < 5; round++) {
       const { refresh_token } = await issueTokens(a.url);
       const statuses = (await Promise.all([refreshGrant(a.url, refresh_token), refreshGrant(b.url, refresh_token)])).map((r) => r.status);
@@ -91,7 +99,7 @@ describe('three gateways on one redis act as one', () => {
   it('rotates keys for all instances: each publishes the next key before any signs with it', async () => {
     const environment = uniqueEnvironment();
     const extra = { keys: { rotation_interval: '1500ms' }, tokens: { access_ttl: '2s', refresh_ttl: '10s' } };
-    const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment, extra })));
+    const [a, b] = await instances(2, { store: redis.url, environment, extra });
     const first = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
     let rotated = first;
     let publishedOnB: string[] = [];
@@ -125,7 +133,7 @@ describe('redis faults', () => {
     const redis = await RedisServer.start();
     try {
       const environment = uniqueEnvironment();
-      const [a, b] = await Promise.all([1, 2].map(() => instance({ store: redis.url, environment, extra: { store: { redis: { url: redis.url, command_timeout: '300ms' } } } })));
+      const [a, b] = await instances(2, { store: { redis: { url: redis.url, command_timeout: '300ms' } }, environment });
       const kept = await issueTokens(a.url);
       const revoked = await issueTokens(a.url);
       expect((await revoke(b.url, revoked.access_token)).status).toBe(200);
@@ -206,6 +214,33 @@ describe('redis faults', () => {
   });
 });
 
+describe('redis over TLS (rediss://)', () => {
+  it('connects to a Redis that only speaks TLS, trusting a private CA through NODE_EXTRA_CA_CERTS', async () => {
+    const certificates = await makeCertificates();
+    const tlsPort = await freePort();
+    const redis = await RedisServer.start({
+      args: ['--tls-port', String(tlsPort), '--tls-cert-file', certificates.cert, '--tls-key-file', certificates.key, '--tls-ca-cert-file', certificates.ca, '--tls-auth-clients', 'no'],
+    });
+    try {
+      const gateway = await GatewayProcess.start(
+        {
+          environment: uniqueEnvironment(),
+          store: `rediss://127.0.0.1:${tlsPort}/0`,
+          routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
+        },
+        { NODE_EXTRA_CA_CERTS: certificates.ca },
+      );
+      running.push(gateway);
+      await gateway.ready();
+      const tokens = await issueTokens(gateway.url);
+      expect((await callProtected(gateway.url, tokens.access_token)).status).toBe(200);
+    } finally {
+      await redis.dispose();
+      await rm(certificates.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('gateways on a redis cluster', () => {
   let cluster: RedisCluster;
   beforeAll(async () => {
@@ -216,7 +251,7 @@ describe('gateways on a redis cluster', () => {
   it('share tokens, refresh and revocations across instances', async () => {
     const environment = uniqueEnvironment();
     const store = { redis: { cluster: cluster.urls } };
-    const [a, b] = await Promise.all([1, 2].map(() => instance({ store, environment })));
+    const [a, b] = await instances(2, { store, environment });
     const tokens = await issueTokens(a.url);
     expect((await callProtected(b.url, tokens.access_token)).status).toBe(200);
     const refreshed = (await (await refreshGrant(b.url, tokens.refresh_token)).json()) as { access_token: string; refresh_token: string };
