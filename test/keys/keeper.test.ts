@@ -30,6 +30,15 @@ async function instance(environment: string, clock: ManualClock, kek = KEK) {
   return { store, ring, keeper };
 }
 
+/** A new environment with one instance whose keeper has created the ring. */
+async function firstInstance() {
+  const clock = new ManualClock();
+  const environment = uniqueEnvironment();
+  const a = await instance(environment, clock);
+  await a.keeper.sync();
+  return { clock, environment, a };
+}
+
 const kids = (ring: KeyRing) => ring.list().map((key) => key.kid);
 
 describe('key ring keeper on a shared store', () => {
@@ -61,10 +70,7 @@ describe('key ring keeper on a shared store', () => {
   });
 
   it('writes its keys back when the store comes back empty, so issued tokens still verify', async () => {
-    const clock = new ManualClock();
-    const environment = uniqueEnvironment();
-    const a = await instance(environment, clock);
-    await a.keeper.sync();
+    const { clock, environment, a } = await firstInstance();
     const before = kids(a.ring);
     await rawCommand(redis.port, 'FLUSHALL');
     await a.keeper.sync();
@@ -74,10 +80,7 @@ describe('key ring keeper on a shared store', () => {
   });
 
   it('merges rather than diverges when a fresh instance wrote a new ring into an emptied store', async () => {
-    const clock = new ManualClock();
-    const environment = uniqueEnvironment();
-    const a = await instance(environment, clock);
-    await a.keeper.sync();
+    const { clock, environment, a } = await firstInstance();
     const before = kids(a.ring);
     await rawCommand(redis.port, 'FLUSHALL');
     const fresh = await instance(environment, clock);
@@ -90,10 +93,7 @@ describe('key ring keeper on a shared store', () => {
   });
 
   it('refuses a ring sealed under another key-encryption key and leaves it untouched', async () => {
-    const clock = new ManualClock();
-    const environment = uniqueEnvironment();
-    const a = await instance(environment, clock);
-    await a.keeper.sync();
+    const { clock, environment, a } = await firstInstance();
     const stored = await a.store.keyRing.load();
     const intruder = await instance(environment, clock, randomBytes(32));
     await expect(intruder.keeper.sync()).rejects.toBeInstanceOf(KeyRingSealError);
@@ -102,10 +102,7 @@ describe('key ring keeper on a shared store', () => {
   });
 
   it('never stores a private key in the clear', async () => {
-    const clock = new ManualClock();
-    const environment = uniqueEnvironment();
-    const a = await instance(environment, clock);
-    await a.keeper.sync();
+    const { clock, environment, a } = await firstInstance();
     const { document } = (await a.store.keyRing.load())!;
     const parsed = JSON.parse(document) as { keys: Array<{ privateJwk: unknown; publicJwk: Record<string, unknown> }> };
     for (const key of parsed.keys) {
