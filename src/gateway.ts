@@ -14,7 +14,6 @@ import { AccessTokens } from './oauth/access-token.js';
 import { createForwarder } from './proxy/forward.js';
 import { RouteTable } from './proxy/routes.js';
 import { createRequestHandler } from './server.js';
-import { readinessOf } from './ops/health.js';
 import { buildStore } from './store/create.js';
 
 export interface GatewayOptions {
@@ -34,8 +33,6 @@ export interface RunningGateway {
   readonly url: string;
   readonly context: GatewayContext;
   readonly server: Server;
-  /** Resolves once the store is reachable and the key ring loaded (at once on the memory store). */
-  ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -106,7 +103,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     url,
     context,
     server,
-    ready: (timeoutMs = 30_000) => waitUntil(() => readinessOf(context).ready, timeoutMs),
     close: () => shutDown(server, options.shutdownGraceMs ?? 10_000, async () => {
       rotation.stop();
       forwarder.close();
@@ -123,15 +119,6 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
       resolve(server.address() as AddressInfo);
     });
   });
-}
-
-/** Polls a cheap condition; bounded, so that a caller never waits forever. */
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);

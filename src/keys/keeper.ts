@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { KeyRingStorage, StoredKeyRing } from '../store/types.js';
 import type { KeyRing } from './key-ring.js';
 import type { KeySealer } from './sealing.js';
-import { exportSigningKey, generateSigningKey, importSigningKey, type PortableSigningKey, type SigningKey } from './signing-key.js';
+import { exportSigningKey, importSigningKey, type PortableSigningKey, type SigningKey } from './signing-key.js';
 
 export interface KeeperOptions {
   ring: KeyRing;
@@ -91,11 +91,9 @@ export class KeyRingKeeper {
     }
     this.busyUntil = 0;
     try {
-      await this.syncOnce();
-      const plan = ring.plan();
-      if (!plan.changes) return false;
-      const upcoming = plan.upcomingSignsFrom === undefined ? [] : [await generateSigningKey(ring.algorithm, plan.upcomingSignsFrom)];
-      const keys = [...plan.kept, ...upcoming];
+      await this.syncOnce(); // the latest stored ring: another instance may have rotated already
+      const keys = await ring.maintainedKeys();
+      if (!keys) return false;
       if (!(await this.write(keys, this.version))) {
         logger.warn('the stored key ring changed under the rotation lock; reloading it');
         await this.syncOnce();

@@ -30,8 +30,9 @@ export interface RingPlan {
  *
  * Which key signs is a function of the key list and the clock, so every
  * instance sharing the list switches at the same moment without talking to
- * the others; only adding and dropping keys (`plan` + `replaceKeys`) changes
- * the list, and with a shared store only one instance does that at a time.
+ * the others; only adding and dropping keys (`maintainedKeys`, installed with
+ * `replaceKeys` by the keeper) changes the list, and with a shared store
+ * only one instance does that at a time.
  */
 export class KeyRing {
   private keys: readonly SigningKey[] = [];
@@ -41,13 +42,6 @@ export class KeyRing {
   private algorithmsInUse: SigningAlgorithm[] = [];
 
   constructor(private readonly options: KeyRingOptions) {}
-
-  /** A ring with a signing key and the next one, for a gateway that keeps its ring to itself. */
-  static async create(options: KeyRingOptions): Promise<KeyRing> {
-    const ring = new KeyRing(options);
-    ring.replaceKeys(await ring.initialKeys());
-    return ring;
-  }
 
   /** The first two keys of a new ring: one signing from now, the next one interval later. */
   async initialKeys(): Promise<SigningKey[]> {
@@ -63,8 +57,8 @@ export class KeyRing {
     return this.options.algorithm;
   }
 
-  /** Every algorithm of a published key: what verification accepts (each key only with its own). */
-  get algorithms(): readonly SigningAlgorithm[] {
+  /** Every algorithm of a published key: what verification accepts (each key only with its own). Rebuilt only when the ring changes. */
+  get algorithms(): SigningAlgorithm[] {
     return this.algorithmsInUse;
   }
 
@@ -128,13 +122,18 @@ export class KeyRing {
     return { kept, upcomingSignsFrom, changes: upcomingSignsFrom !== undefined || kept.length !== this.keys.length };
   }
 
-  /** Adds the next key when the last published one has started signing and drops keys no token can need. Returns whether anything changed. */
-  async maintain(): Promise<boolean> {
+  /**
+   * The key list maintenance would install now: keys no token can need
+   * dropped, and a new upcoming key once the last published one has started
+   * signing. Undefined when nothing is due. Installing it is the caller's
+   * (the keeper's) business, because with a shared store it must win a
+   * compare-and-set first.
+   */
+  async maintainedKeys(): Promise<SigningKey[] | undefined> {
     const plan = this.plan();
-    if (!plan.changes) return false;
+    if (!plan.changes) return undefined;
     const upcoming = plan.upcomingSignsFrom === undefined ? [] : [await generateSigningKey(this.options.algorithm, plan.upcomingSignsFrom)];
-    this.replaceKeys([...plan.kept, ...upcoming]);
-    return true;
+    return [...plan.kept, ...upcoming];
   }
 
   /** Installs a new key list (from `maintain` or from the shared store); returns whether it differed. */

@@ -4,7 +4,7 @@ export interface RotationSchedule {
   stop(): void;
 }
 
-/** The key ring (kept alone) or its keeper (shared through a store). */
+/** What the schedule drives: the key ring's keeper (which also keeps a single gateway's ring, on the memory store). */
 export interface Maintainable {
   maintain(): Promise<boolean>;
   nextDueAt(): number;

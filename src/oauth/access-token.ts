@@ -49,8 +49,12 @@ export interface AccessTokenSubject {
 export class AccessTokens {
   /** Built once: Bearer validation is the hot path. */
   private readonly selectKey: (header: JWSHeaderParameters) => CryptoKey;
+  private readonly issuers: string[];
+  private readonly audiences: string[];
 
   constructor(private readonly settings: AccessTokenSettings) {
+    this.issuers = [...settings.acceptedIssuers];
+    this.audiences = [...settings.acceptedAudiences];
     this.selectKey = (header) => {
       const key = settings.ring.selectVerificationKey(header);
       if (!key) throw new joseErrors.JWKSNoMatchingKey();
@@ -89,15 +93,15 @@ export class AccessTokens {
    * code as the log detail.
    */
   async verify(token: string): Promise<AccessTokenClaims> {
-    const { ring, acceptedIssuers, acceptedAudiences, leewayMs, clock } = this.settings;
+    const { ring, leewayMs, clock } = this.settings;
     if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet' });
     try {
       const { payload } = await jwtVerify(token, this.selectKey, {
         // Each key verifies only with its own algorithm (selectVerificationKey); this list only rules out others.
-        algorithms: [...ring.algorithms],
+        algorithms: ring.algorithms,
         typ: ACCESS_TOKEN_TYP,
-        issuer: [...acceptedIssuers],
-        audience: [...acceptedAudiences],
+        issuer: this.issuers,
+        audience: this.audiences,
         // Seconds, fractions kept: a configured 500ms leeway is 0.5 s, not 0.
         clockTolerance: leewayMs / 1000,
         currentDate: new Date(clock.now()),

@@ -67,10 +67,6 @@ export class RedisRevocations implements RevocationList {
     return this.mirror.size;
   }
 
-  get unsentCount(): number {
-    return this.unsent.size;
-  }
-
   /** A pub/sub message from any instance (this one included). */
   receive(message: string): void {
     const space = message.indexOf(' ');
