@@ -4,6 +4,7 @@ import { GatewayError, isGatewayError } from './errors/gateway-error.js';
 import { renderError } from './errors/render.js';
 import type { Exchange } from './http/exchange.js';
 import { preferredFormat } from './http/negotiate.js';
+import { RequestBody } from './http/request-body.js';
 import { requestIdOf } from './http/request-id.js';
 import { discoveryEndpoint } from './oauth/endpoints/discovery.js';
 import type { Endpoint } from './oauth/endpoints/endpoint.js';
@@ -28,7 +29,7 @@ const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
  */
 export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): RequestListener {
   return (req, res) => {
-    const exchange = openExchange(req, res);
+    const exchange = openExchange(req, res, ctx.config.limits.body_size);
     const handled = dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
     // Logged once the response is over *and* the handler has settled, so a
     // client that hangs up mid-request is logged with the reason too.
@@ -37,10 +38,11 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
   };
 }
 
-function openExchange(req: IncomingMessage, res: ServerResponse): Exchange {
+function openExchange(req: IncomingMessage, res: ServerResponse, bodyLimit: number): Exchange {
   const requestId = requestIdOf(req);
   res.setHeader('X-Request-Id', requestId);
-  return { req, res, requestId, path: pathOf(req.url), format: preferredFormat(req), startedAt: process.hrtime.bigint() };
+  const body = new RequestBody(req, bodyLimit);
+  return { req, res, requestId, path: pathOf(req.url), format: preferredFormat(req), startedAt: process.hrtime.bigint(), body };
 }
 
 /** Origin-form paths only; the query never takes part in routing (and never reaches the logs). */
@@ -55,6 +57,7 @@ async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTa
   const endpoint = ENDPOINTS.get(exchange.path);
   if (endpoint) {
     exchange.route = endpoint.path;
+    exchange.body = new RequestBody(exchange.req, ctx.config.limits.oauth_body_size);
     if (!endpoint.methods.includes(exchange.req.method ?? '')) {
       throw new GatewayError('METHOD_NOT_ALLOWED', { detail: `${exchange.req.method}`, headers: { Allow: endpoint.methods.join(', ') } });
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { MediaFormat } from './negotiate.js';
+import type { RequestBody } from './request-body.js';
 
 /** One request as it moves through the gateway; what the access log reports about it. */
 export interface Exchange {
@@ -10,6 +11,8 @@ export interface Exchange {
   readonly path: string;
   readonly format: MediaFormat;
   readonly startedAt: bigint;
+  /** Read only when a phase needs it, then shared (RequestBody). Its limit depends on what serves the request. */
+  body: RequestBody;
   /** Known once a client authenticates or presents a token. */
   clientId?: string;
   /** The configured route prefix or OAuth endpoint that served the request. */

@@ -79,8 +79,7 @@ export function authenticateClient(ctx: GatewayContext, exchange: Exchange, cred
   return ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
 }
 
-/** The JSON body of a token or revocation request, within the OAuth endpoints' size and depth limits. */
-export function readOAuthJsonBody(ctx: GatewayContext, req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-  const { oauth_body_size, json_depth } = ctx.config.limits;
-  return readJsonObject(req, { maxBytes: oauth_body_size, maxDepth: json_depth });
+/** The JSON body of a token or revocation request, within the OAuth endpoints' size (exchange.body) and depth limits. */
+export function readOAuthJsonBody(ctx: GatewayContext, exchange: Exchange): Promise<Record<string, unknown> | undefined> {
+  return readJsonObject(exchange.body, ctx.config.limits.json_depth);
 }

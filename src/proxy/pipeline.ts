@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../context.js';
-import { assertAnnouncedSizeWithin } from '../http/body.js';
+import { assertAnnouncedSizeWithin } from '../http/request-body.js';
 import type { Exchange } from '../http/exchange.js';
 import { authenticateBearer } from './bearer.js';
 import type { Forwarder } from './forward.js';

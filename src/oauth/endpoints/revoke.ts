@@ -1,6 +1,5 @@
 import type { GatewayContext } from '../../context.js';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
-import { drainBody } from '../../http/body.js';
 import type { Exchange } from '../../http/exchange.js';
 import { isJsonContentType } from '../../http/negotiate.js';
 import { sendRecord } from '../../http/respond.js';
@@ -39,9 +38,10 @@ export const revokeEndpoint: Endpoint = {
   },
 };
 
-async function readOptionalJsonBody(ctx: GatewayContext, { req }: Exchange): Promise<Record<string, unknown> | undefined> {
-  if (isJsonContentType(req.headers['content-type'])) return readOAuthJsonBody(ctx, req);
-  await drainBody(req, ctx.config.limits.oauth_body_size);
+/** Any other body is read (within the limit) and discarded, so keep-alive stays usable. */
+async function readOptionalJsonBody(ctx: GatewayContext, exchange: Exchange): Promise<Record<string, unknown> | undefined> {
+  if (isJsonContentType(exchange.req.headers['content-type'])) return readOAuthJsonBody(ctx, exchange);
+  await exchange.body.read();
   return undefined;
 }
 

@@ -34,7 +34,7 @@ export const tokenEndpoint: Endpoint = {
     // SPEC 4.3 and 4.4 both require application/json (SPEC 7: else 415).
     if (!isJsonContentType(req.headers['content-type'])) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE');
     const grant = selectGrant(headerOf(req, 'grant_type'));
-    const body = await readOAuthJsonBody(ctx, req);
+    const body = await readOAuthJsonBody(ctx, exchange);
     const credentials = readClientCredentials(req, body);
     const params = grant.parameters(req, body);
     const client = await authenticateClient(ctx, exchange, credentials);

@@ -1,0 +1,76 @@
+import type { IncomingMessage } from 'node:http';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import type { ErrorCode } from '../errors/catalogue.js';
+import type { RequestBody } from '../http/request-body.js';
+import type { RateLimiterSettings } from '../store/types.js';
+
+/**
+ * What a policy may look at. Everything is computed at most once per request
+ * and only when a policy asks (the body is not read, the token not verified,
+ * unless some policy needs them).
+ */
+export interface PolicyRequest {
+  readonly req: IncomingMessage;
+  /** The request path, percent-decoded once (what routing matched). */
+  readonly path: string;
+  /** Query parameters, decoded. */
+  readonly query: URLSearchParams;
+  /** The socket peer, or the client named by X-Forwarded-For across trusted proxies only. */
+  readonly clientAddress: string;
+  /** Shared with the rest of the request: reading it here does not lose it for the upstream. */
+  readonly body: RequestBody;
+  /** From the access token on protected routes; as the request claims it on the OAuth endpoints. */
+  clientId(): Promise<string | undefined>;
+  /** The end user: the token's `sub`, or the password grant's `username`. */
+  user(): Promise<string | undefined>;
+}
+
+/** A refusal: the catalogue entry decides status and message; `detail` is for logs only. */
+export interface Rejection {
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** `undefined` lets the request continue. A streaming check may also throw a GatewayError to stop a body mid-read. */
+export type Verdict = Rejection | undefined;
+
+export type PolicyCheck = (request: PolicyRequest) => Verdict | Promise<Verdict>;
+
+/** What compiling a policy may use. Nothing here is per request. */
+export interface CompileDeps {
+  readonly clock: Clock;
+  /**
+   * Counters in the gateway's store. The same settings return the same
+   * limiter across reloads, so counts survive an edit of the policy files.
+   */
+  rateLimiter(settings: RateLimiterSettings): RateLimiterAbstract;
+}
+
+/** A policy kind: its YAML schema (which also compiles patterns, ranges, zones) beside its check. */
+export interface PolicyKind<S extends z.ZodType = z.ZodType> {
+  readonly kind: string;
+  readonly schema: S;
+  compile(settings: z.output<S>, deps: CompileDeps): PolicyCheck;
+}
+
+export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** The keys every policy has, whatever its kind. */
+export const policyFields = <K extends string>(kind: K) => ({
+  name: z
+    .string()
+    .regex(POLICY_NAME, 'expected a name of letters, digits, ".", "_" or "-" (at most 64), referenced from gateway.yaml and accounts.yaml')
+    .describe('How routes, defaults and apps refer to the policy; unique across all policy files.'),
+  kind: z.literal(kind),
+  description: z.string().optional().describe('Free text for operators; not used by the gateway.'),
+});
+
+/** One compiled policy, immutable; a reload builds new ones. */
+export interface CompiledPolicy {
+  readonly name: string;
+  readonly kind: string;
+  readonly check: PolicyCheck;
+}
