@@ -42,3 +42,17 @@ export function isJsonContentType(value: string | undefined): boolean {
   const type = value.split(';')[0]?.trim().toLowerCase();
   return type === 'application/json';
 }
+
+// RFC 6839 section 3.1: `+json` types (merge-patch, problem, vnd.*) are JSON too.
+const STRUCTURED_JSON = /^application\/[a-z0-9!#$&^_.+-]+\+json$/;
+
+/**
+ * application/json or any `+json` type: what the body policies inspect, so a
+ * client cannot carry a body past them by renaming its media type. (The token
+ * endpoints keep to SPEC 4.3's application/json.)
+ */
+export function isJsonMediaType(value: string | undefined): boolean {
+  if (isJsonContentType(value)) return true;
+  const type = value?.split(';')[0]?.trim().toLowerCase();
+  return type !== undefined && STRUCTURED_JSON.test(type);
+}

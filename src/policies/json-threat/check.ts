@@ -1,0 +1,56 @@
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { isJsonMediaType } from '../../http/negotiate.js';
+import type { PolicyKind, Rejection } from '../policy.js';
+import type { JsonLimits } from './limits.js';
+import { JsonThreatScanner } from './scanner.js';
+import { jsonThreatSchema, type JsonThreatSettings } from './schema.js';
+
+const limitsOf = (settings: JsonThreatSettings): JsonLimits =>
+  Object.freeze({
+    maxDepth: settings.max_depth,
+    maxObjectEntries: settings.max_object_entries,
+    maxArrayElements: settings.max_array_elements,
+    maxNameLength: settings.max_name_length,
+    maxStringLength: settings.max_string_length,
+    maxBodySize: settings.max_body_size,
+  });
+
+const refuse = (detail: string): Rejection => ({ code: 'JSON_THREAT', detail });
+
+/** What can be refused from the headers alone, before a byte of the body is read. */
+function refusalBeforeReading(req: IncomingMessage, limits: JsonLimits): Rejection | undefined {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  // A compressed body cannot be measured without inflating it here; letting it
+  // through unmeasured would make `Content-Encoding: gzip` a bypass, so it fails closed.
+  if (encoding && encoding !== 'identity') return refuse('a content-encoded JSON body cannot be inspected');
+  const announced = Number(req.headers['content-length'] ?? 0);
+  if (announced > limits.maxBodySize) return refuse(`content-length ${announced} > ${limits.maxBodySize} bytes`);
+  return undefined;
+}
+
+/**
+ * JSON threat detection (SPEC 5.8; refused with 401 per the section 7 row).
+ * The body is measured while it streams in: the first chunk that passes a
+ * limit stops the read, so the rest of a hostile body is never received, and
+ * neither JSON.parse nor the upstream ever sees it.
+ */
+export const jsonThreat: PolicyKind<typeof jsonThreatSchema> = {
+  kind: 'json-threat',
+  schema: jsonThreatSchema,
+  compile(settings) {
+    const limits = limitsOf(settings);
+    return async (request) => {
+      if (!isJsonMediaType(request.req.headers['content-type'])) return undefined;
+      const early = refusalBeforeReading(request.req, limits);
+      if (early) return early;
+      const scanner = new JsonThreatScanner(limits);
+      await request.body.read((chunk) => {
+        const detail = scanner.write(chunk);
+        if (detail !== undefined) throw new GatewayError('JSON_THREAT', { detail });
+      });
+      const detail = scanner.end();
+      return detail === undefined ? undefined : refuse(detail);
+    };
+  },
+};

@@ -1,0 +1,35 @@
+import type { IncomingMessage } from 'node:http';
+import { isJsonMediaType } from '../../http/negotiate.js';
+import type { PolicyRequest } from '../policy.js';
+import { describeFinding, scanJson } from './json-scan.js';
+import type { PatternSet } from './pattern-set.js';
+import type { Selector } from './selectors.js';
+
+/** True when the body must be read: the policy looks at JSON and this one is JSON. */
+export const bodyToScan = (req: IncomingMessage, selectors: readonly Selector[]): boolean =>
+  selectors.length > 0 && isJsonMediaType(req.headers['content-type']);
+
+/**
+ * Tests a JSON body; returns the log detail of a refusal. An empty body
+ * passes. A body that is not valid JSON is tested whole as text: selectors
+ * cannot apply to it, and skipping it would let a malformed body carry an
+ * injection to an upstream with a lenient parser.
+ */
+export async function scanBody(request: PolicyRequest, selectors: readonly Selector[], patterns: PatternSet): Promise<string | undefined> {
+  const encoding = request.req.headers['content-encoding']?.trim().toLowerCase();
+  // Compressed bytes cannot be tested without inflating them here, and the
+  // upstream will inflate them: letting them through untested would make
+  // `Content-Encoding: gzip` a bypass, so such a body fails closed.
+  if (encoding && encoding !== 'identity') return 'a content-encoded JSON body cannot be tested';
+  const text = await request.body.text();
+  if (text.trim().length === 0) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    const pattern = patterns.firstMatch(text);
+    return pattern ? describeFinding({ pattern, where: 'the body (not valid JSON, tested as text)' }) : undefined;
+  }
+  const finding = scanJson(parsed, selectors, patterns);
+  return finding ? describeFinding(finding) : undefined;
+}

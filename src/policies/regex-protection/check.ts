@@ -1,0 +1,63 @@
+import type { PolicyKind, PolicyRequest, Rejection } from '../policy.js';
+import { bodyToScan, scanBody } from './body.js';
+import { describeFinding, type Finding } from './json-scan.js';
+import type { PatternSet } from './pattern-set.js';
+import { regexProtectionSchema, type RegexProtectionSettings } from './schema.js';
+
+/**
+ * Regular expression attack detection (SPEC 5.8; refused with 401 per the
+ * section 7 row, code REGEX_THREAT). What is already in memory is tested first
+ * (path, query, headers); the body is read only when those pass and the
+ * policy looks at JSON bodies.
+ */
+export const regexProtection: PolicyKind<typeof regexProtectionSchema> = {
+  kind: 'regex-protection',
+  schema: regexProtectionSchema,
+  compile(settings) {
+    const { patternSet } = settings;
+    const selectors = settings.apply_to.json_body;
+    return (request) => {
+      const finding = scanHead(request, settings.apply_to, patternSet);
+      if (finding) return refuse(describeFinding(finding));
+      if (!bodyToScan(request.req, selectors)) return undefined;
+      return scanBody(request, selectors, patternSet).then((detail) => (detail === undefined ? undefined : refuse(detail)));
+    };
+  },
+};
+
+const refuse = (detail: string): Rejection => ({ code: 'REGEX_THREAT', detail });
+
+type ApplyTo = RegexProtectionSettings['apply_to'];
+
+function scanHead(request: PolicyRequest, applyTo: ApplyTo, patterns: PatternSet): Finding | undefined {
+  if (applyTo.path) {
+    const pattern = patterns.firstMatch(request.path);
+    if (pattern) return { pattern, where: 'the path' };
+  }
+  if (applyTo.query) {
+    const finding = scanQuery(request.query, patterns);
+    if (finding) return finding;
+  }
+  for (const header of applyTo.headers) {
+    // headersDistinct: a header sent twice is two values, not one joined with ", ".
+    for (const value of request.req.headersDistinct[header] ?? []) {
+      const pattern = patterns.firstMatch(value);
+      if (pattern) return { pattern, where: `header ${header}` };
+    }
+  }
+  return undefined;
+}
+
+function scanQuery(query: URLSearchParams, patterns: PatternSet): Finding | undefined {
+  for (const [name, value] of query) {
+    const inName = patterns.firstMatch(name);
+    // The name is what matched, so it stays out of the detail.
+    if (inName) return { pattern: inName, where: 'a query parameter name' };
+    const inValue = patterns.firstMatch(value);
+    if (inValue) return { pattern: inValue, where: `query parameter ${shorten(name)}` };
+  }
+  return undefined;
+}
+
+/** Query names are the client's to choose: keep a long one from flooding the log line. */
+const shorten = (name: string): string => (name.length > 40 ? `${name.slice(0, 40)}…` : name);

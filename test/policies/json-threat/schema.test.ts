@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { jsonThreatSchema } from '../../../src/policies/json-threat/schema.js';
+
+const entry = (settings: Record<string, unknown> = {}) => ({ name: 'json-guard', kind: 'json-threat', ...settings });
+const SETTINGS = ['max_depth', 'max_object_entries', 'max_array_elements', 'max_name_length', 'max_string_length', 'max_body_size'] as const;
+
+describe('json-threat schema', () => {
+  it('protects with defaults when an entry has no settings', () => {
+    expect(jsonThreatSchema.parse(entry())).toEqual({
+      ...entry(),
+      max_depth: 10,
+      max_object_entries: 15,
+      max_array_elements: 20,
+      max_name_length: 50,
+      max_string_length: 500,
+      max_body_size: 64 * 1024,
+    });
+  });
+
+  it.each([
+    [{ max_body_size: '1mb' }, { max_body_size: 1024 * 1024 }],
+    [{ max_body_size: 512 }, { max_body_size: 512 }],
+    [{ max_depth: 1, max_string_length: 100_000 }, { max_depth: 1, max_string_length: 100_000 }],
+  ])('accepts %j', (settings, expected) => {
+    expect(jsonThreatSchema.parse(entry(settings))).toMatchObject(expected);
+  });
+
+  it.each([
+    ['a zero limit', { max_depth: 0 }],
+    ['a negative limit', { max_array_elements: -1 }],
+    ['a fractional limit', { max_object_entries: 1.5 }],
+    ['a limit written as text', { max_name_length: '50' }],
+    ['a size without a unit', { max_body_size: 'lots' }],
+    ['a zero size', { max_body_size: '0kb' }],
+    ['an unknown key', { max_keys: 3 }],
+    ['another kind', { kind: 'regex-protection' }],
+  ])('refuses %s', (_label, settings) => {
+    expect(jsonThreatSchema.safeParse(entry(settings)).success).toBe(false);
+  });
+
+  it.each(SETTINGS)('describes %s for operators', (key) => {
+    expect(jsonThreatSchema.shape[key].description).toMatch(/\w+/);
+  });
+});

@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import type { CompileDeps, PolicyCheck } from '../../../src/policies/policy.js';
+import { regexProtection } from '../../../src/policies/regex-protection/check.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { policyRequest, type PolicyRequestInit } from '../../helpers/policy-request.js';
+
+const deps: CompileDeps = {
+  clock: new ManualClock(),
+  rateLimiter: () => {
+    throw new Error('regex-protection keeps no counters');
+  },
+};
+
+const compile = (settings: Record<string, unknown> = {}): PolicyCheck =>
+  regexProtection.compile(regexProtection.schema.parse({ name: 'injection-guard', kind: 'regex-protection', ...settings }), deps);
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const SQL = "' or 1=1 --";
+
+/** The log detail of the refusal, or undefined when the request passes. */
+async function detailOf(check: PolicyCheck, init: PolicyRequestInit): Promise<string | undefined> {
+  const verdict = await check(policyRequest(init));
+  if (verdict) expect(verdict.code).toBe('REGEX_THREAT');
+  return verdict?.detail;
+}
+
+const jsonBody = (value: unknown): PolicyRequestInit => ({ headers: JSON_HEADERS, body: [JSON.stringify(value)] });
+
+describe('regex-protection: ordinary requests pass', () => {
+  it('a scoring request with apostrophes, dates and "order": "desc" passes every location', async () => {
+    const init: PolicyRequestInit = {
+      path: '/business/score/v2/directors',
+      query: 'name=O%27Brien&from=2024-05-01&sort=-created&q=Select+a+plan',
+      headers: { ...JSON_HEADERS, 'x-note': 'update my profile' },
+      body: [JSON.stringify({ director: "Siobhán O'Brien", email: 'sob@example.ie', order: 'desc', site: 'https://example.com/a?b=c' })],
+    };
+    expect(await detailOf(compile({ apply_to: { headers: ['X-Note'] } }), init)).toBeUndefined();
+  });
+});
+
+describe('regex-protection: the path', () => {
+  it('tests the decoded path', async () => {
+    expect(await detailOf(compile(), { path: "/business/score/v2/directors/1' union select password from users--" })).toBe(
+      'pattern sql-injection matched the path',
+    );
+  });
+
+  it('skips it with path: false', async () => {
+    expect(await detailOf(compile({ apply_to: { path: false } }), { path: '/x/<script>' })).toBeUndefined();
+  });
+});
+
+describe('regex-protection: the query', () => {
+  it.each([
+    ['q=%27%20or%201%3D1%20--', 'pattern sql-injection matched query parameter q'],
+    ['page=2&q=%3Cscript%3Ealert(1)%3C/script%3E', 'pattern javascript matched query parameter q'],
+    ['%3Cscript%3E=1', 'pattern javascript matched a query parameter name'],
+  ])('%s is refused after decoding', async (query, detail) => {
+    expect(await detailOf(compile(), { query })).toBe(detail);
+  });
+
+  it('skips it with query: false', async () => {
+    expect(await detailOf(compile({ apply_to: { query: false } }), { query: 'q=%3Cscript%3E' })).toBeUndefined();
+  });
+});
+
+describe('regex-protection: headers, only those named', () => {
+  const check = compile({ apply_to: { headers: ['X-Customer-Reference'] } });
+
+  it('tests a named header, matched without regard to case', async () => {
+    expect(await detailOf(check, { headers: { 'X-Customer-Reference': SQL } })).toBe('pattern sql-injection matched header x-customer-reference');
+  });
+
+  it('leaves other headers alone', async () => {
+    expect(await detailOf(check, { headers: { 'User-Agent': SQL, Referer: '<script>' } })).toBeUndefined();
+  });
+
+  it('tests each value of a header sent more than once', async () => {
+    const request = policyRequest({ headers: { 'x-customer-reference': 'ACME-1' } });
+    request.req.headersDistinct['x-customer-reference'] = ['ACME-1', '<!--#exec cmd="id" -->'];
+    expect((await check(request))?.detail).toBe('pattern server-side-include matched header x-customer-reference');
+  });
+});
+
+describe('regex-protection: JSON bodies', () => {
+  const body = { company: { name: 'Acme', notes: SQL }, directors: [{ name: 'Ann' }, { name: '<script>x</script>' }] };
+
+  it('json_body: all tests every string value, naming where', async () => {
+    expect(await detailOf(compile(), jsonBody({ directors: [{ name: 'Ann' }, { name: SQL }] }))).toBe(
+      'pattern sql-injection matched body $.directors[1].name',
+    );
+  });
+
+  it('json_body: all tests every key, naming the object that holds it, not the key', async () => {
+    expect(await detailOf(compile(), jsonBody({ filters: { [SQL]: 1 } }))).toBe('pattern sql-injection matched a key in body $.filters');
+  });
+
+  it('tests a body that is a bare JSON string', async () => {
+    expect(await detailOf(compile(), jsonBody(SQL))).toBe('pattern sql-injection matched body $');
+  });
+
+  it('json_body: none never reads the body', async () => {
+    const request = policyRequest(jsonBody(body));
+    expect(await compile({ apply_to: { json_body: 'none' } })(request)).toBeUndefined();
+    expect(request.chunksRead()).toBe(0);
+  });
+
+  it.each<[string[], string | undefined]>([
+    [['$.company.name'], undefined],
+    [['$.company'], 'pattern sql-injection matched body $.company.notes'],
+    [['$.directors[0]', "$['directors'][1]"], 'pattern javascript matched body $.directors[1].name'],
+    [['$.directors[*].name'], 'pattern javascript matched body $.directors[1].name'],
+    [['$.*.notes'], 'pattern sql-injection matched body $.company.notes'],
+    [['$.missing[3].path'], undefined],
+  ])('selectors %j test only what they select, with everything beneath', async (selectors, detail) => {
+    expect(await detailOf(compile({ apply_to: { json_body: selectors } }), jsonBody(body))).toBe(detail);
+  });
+
+  it('a selected object has its keys tested too', async () => {
+    const check = compile({ apply_to: { json_body: ['$.filters'] } });
+    expect(await detailOf(check, jsonBody({ filters: { [SQL]: 1 } }))).toBe('pattern sql-injection matched a key in body $.filters');
+  });
+
+  it('sees escapes decoded: \\u0027 is a quote', async () => {
+    expect(await detailOf(compile(), { headers: JSON_HEADERS, body: ['{"q": "\\u0027 or 1=1 --"}'] })).toBe('pattern sql-injection matched body $.q');
+  });
+
+  it('tests a body that is not valid JSON as one raw string, so selectors cannot be dodged', async () => {
+    const check = compile({ apply_to: { json_body: ['$.safe'] } });
+    expect(await detailOf(check, { headers: JSON_HEADERS, body: [`{"safe": "x", "q": "${SQL}"`] })).toBe(
+      'pattern sql-injection matched the body (not valid JSON, tested as text)',
+    );
+  });
+
+  it.each([[[]], [['']], [['  \n']]])('lets an empty body %j pass', async (chunks) => {
+    expect(await detailOf(compile(), { headers: JSON_HEADERS, body: chunks })).toBeUndefined();
+  });
+
+  it.each(['application/json; charset=utf-8', 'application/merge-patch+json', 'application/vnd.api+json'])('reads a %s body', async (type) => {
+    expect(await detailOf(compile(), { headers: { 'content-type': type }, body: [JSON.stringify({ q: SQL })] })).toBe(
+      'pattern sql-injection matched body $.q',
+    );
+  });
+
+  it.each([undefined, 'text/plain', 'application/x-www-form-urlencoded'])('does not read a %s body', async (type) => {
+    const request = policyRequest({ headers: type ? { 'content-type': type } : {}, body: [JSON.stringify({ q: SQL })] });
+    expect(await compile()(request)).toBeUndefined();
+    expect(request.chunksRead()).toBe(0);
+  });
+
+  it('refuses a content-encoded JSON body it cannot test, rather than pass it unseen', async () => {
+    const init = { headers: { ...JSON_HEADERS, 'content-encoding': 'gzip' }, body: ['\u001f\u008b'] };
+    expect(await detailOf(compile(), init)).toBe('a content-encoded JSON body cannot be tested');
+  });
+
+  it('does not read the body when the path, query or headers already refuse', async () => {
+    const request = policyRequest({ ...jsonBody(body), query: 'q=%3Cscript%3E' });
+    expect((await compile()(request))?.detail).toBe('pattern javascript matched query parameter q');
+    expect(request.chunksRead()).toBe(0);
+  });
+
+  it('walks a body nested 100,000 deep without overflowing the stack, shortening the path it logs', async () => {
+    const depth = 100_000;
+    const hostile = `${'{"a":['.repeat(depth)}"${SQL}"${']}'.repeat(depth)}`;
+    const detail = await detailOf(compile(), { headers: JSON_HEADERS, body: [hostile], bodyLimit: 2 * 1024 * 1024 });
+    expect(detail).toMatch(/^pattern sql-injection matched body \$\.a\[0\]\.a\[0\].*…$/);
+    expect(detail?.length).toBeLessThan(200);
+    const benign = `${'['.repeat(depth)}"O'Brien"${']'.repeat(depth)}`;
+    expect(await detailOf(compile(), { headers: JSON_HEADERS, body: [benign] })).toBeUndefined();
+  });
+});
+
+describe('regex-protection: operator patterns', () => {
+  const patterns = [
+    { name: 'internal-host', pattern: '\\bcorp\\.internal\\b' },
+    { name: 'exact-TOKEN', pattern: 'TOKEN-[0-9]+', case_sensitive: true },
+  ];
+  const check = compile({ builtin: [], patterns });
+
+  it.each([
+    ['q=API.CORP.INTERNAL', 'pattern internal-host matched query parameter q'],
+    ['q=TOKEN-42', 'pattern exact-TOKEN matched query parameter q'],
+    ['q=token-42', undefined],
+    ['q=%27%20or%201%3D1', undefined],
+  ])('%s', async (query, detail) => {
+    expect(await detailOf(check, { query })).toBe(detail);
+  });
+
+  it('runs after the shipped patterns, which are named first when both match', async () => {
+    const both = compile({ patterns: [{ name: 'any-quote', pattern: "'" }] });
+    expect(await detailOf(both, { query: `q=${encodeURIComponent(SQL)}` })).toBe('pattern sql-injection matched query parameter q');
+    expect(await detailOf(both, { query: 'q=O%27Brien' })).toBe('pattern any-quote matched query parameter q');
+  });
+
+  it('cannot stall the gateway: the catastrophic (a+)+$ returns on a long value', async () => {
+    const classic = compile({ builtin: [], patterns: [{ name: 'classic', pattern: '(a+)+$' }] });
+    expect(await detailOf(classic, { query: `q=${'a'.repeat(100_000)}!` })).toBeUndefined();
+  });
+});
+
+describe('regex-protection: the detail names where, never what', () => {
+  const SECRET = 'hunter2-s3cr3t';
+  const hostile = `${SECRET}' or 1=1 --`;
+
+  it.each<[string, PolicyRequestInit]>([
+    ['path', { path: `/a/${hostile}` }],
+    ['query value', { query: `q=${encodeURIComponent(hostile)}` }],
+    ['query name', { query: `${encodeURIComponent(hostile)}=1` }],
+    ['header', { headers: { 'x-ref': hostile } }],
+    ['body value', jsonBody({ q: hostile })],
+    ['body key', jsonBody({ [hostile]: 1 })],
+    ['raw body', { headers: JSON_HEADERS, body: [`{"q": "${hostile}`] }],
+  ])('%s', async (_, init) => {
+    const detail = await detailOf(compile({ apply_to: { headers: ['x-ref'] } }), init);
+    expect(detail).toMatch(/^pattern sql-injection matched /);
+    expect(detail).not.toContain(SECRET);
+  });
+});
