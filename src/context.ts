@@ -4,6 +4,8 @@ import type { GatewayConfig } from './config/schema.js';
 import type { KeyRing } from './keys/key-ring.js';
 import type { Logger } from './log/logger.js';
 import type { AccessTokens } from './oauth/access-token.js';
+import type { LoginThrottle } from './oauth/brute-force.js';
+import type { PolicyRuntime } from './policies/runtime.js';
 import type { Store } from './store/types.js';
 
 /** Everything a request handler may use, built once at start. */
@@ -17,4 +19,8 @@ export interface GatewayContext {
   readonly keyRing: KeyRing;
   readonly accessTokens: AccessTokens;
   readonly logger: Logger;
+  /** The policies in force; a request reads `current` once and keeps that set. */
+  readonly policies: PolicyRuntime;
+  /** Failed-password counters (brute force). */
+  readonly loginThrottle: LoginThrottle;
 }

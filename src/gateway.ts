@@ -11,6 +11,8 @@ import { KeyRing } from './keys/key-ring.js';
 import { scheduleRotation, type RotationSchedule } from './keys/rotation.js';
 import { createLogger } from './log/logger.js';
 import { AccessTokens } from './oauth/access-token.js';
+import { LoginThrottle } from './oauth/brute-force.js';
+import { PolicyRuntime, type ReloadOutcome } from './policies/runtime.js';
 import { createForwarder } from './proxy/forward.js';
 import { RouteTable } from './proxy/routes.js';
 import { createRequestHandler } from './server.js';
@@ -24,6 +26,8 @@ export interface GatewayOptions {
   logDestination?: DestinationStream;
   /** Already-loaded accounts; by default read from `config.accounts`. */
   accounts?: AccountRegistry;
+  /** Reload policies when their folder changes (default true; SIGHUP is wired by `serve`). */
+  watchPolicies?: boolean;
   /** How long in-flight requests may take to finish on close. */
   shutdownGraceMs?: number;
 }
@@ -33,6 +37,8 @@ export interface RunningGateway {
   readonly url: string;
   readonly context: GatewayContext;
   readonly server: Server;
+  /** Re-reads the policies folder; an invalid set is refused and the current one stays. */
+  reloadPolicies(reason?: string): Promise<ReloadOutcome>;
   close(): Promise<void>;
 }
 
@@ -56,7 +62,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   // The memory store answers at once; Redis is awaited in the background so that the gateway listens (not ready) meanwhile.
   if (config.store.kind === 'memory') await keeper.sync();
-  const forwarder = createForwarder({ maxBodyBytes: config.limits.body_size });
+  const policies = await PolicyRuntime.start({ config, apps: accounts.apps, store, clock, logger, watch: options.watchPolicies ?? true }).catch(
+    async (error: unknown) => {
+      await store.close();
+      throw error;
+    },
+  );
+  const forwarder = createForwarder({ maxBodyBytes: config.limits.body_size, trustedProxies: config.trusted_proxies });
   const routes = new RouteTable(config.routes);
 
   const { headers_timeout, request_timeout, keep_alive_timeout } = config.limits;
@@ -81,7 +93,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     leewayMs: clock_leeway,
     clock,
   });
-  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger };
+  const loginThrottle = new LoginThrottle(store, config.brute_force);
+  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger, policies, loginThrottle };
   server.on('request', createRequestHandler(context, routes, forwarder));
 
   connect();
@@ -95,7 +108,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
   }
   logger.info(
-    { url, issuer, environment: config.environment, store: describeStore(config.store), routes: config.routes.map((route) => route.path), ...accounts.counts },
+    { url, issuer, environment: config.environment, store: describeStore(config.store), routes: config.routes.map((route) => route.path), policies: policies.current.policies.size, ...accounts.counts },
     'token-gateway listening',
   );
 
@@ -103,8 +116,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     url,
     context,
     server,
+    reloadPolicies: (reason = 'requested') => policies.reload(reason),
     close: () => shutDown(server, options.shutdownGraceMs ?? 10_000, async () => {
       rotation.stop();
+      policies.close();
       forwarder.close();
       await store.close();
     }),

@@ -15,6 +15,7 @@ import type { Forwarder } from './proxy/forward.js';
 import { handleProtectedRequest } from './proxy/pipeline.js';
 import type { RouteTable } from './proxy/routes.js';
 import { routingPathOf } from './proxy/safe-path.js';
+import { enforceEndpointPolicies } from './oauth/endpoint-policies.js';
 import { livenessEndpoint, readinessEndpoint } from './ops/health.js';
 
 const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
@@ -58,15 +59,17 @@ async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTa
   if (endpoint) {
     exchange.route = endpoint.path;
     exchange.body = new RequestBody(exchange.req, ctx.config.limits.oauth_body_size);
+    if (endpoint.policies) await enforceEndpointPolicies(ctx, exchange, endpoint.path);
     if (!endpoint.methods.includes(exchange.req.method ?? '')) {
       throw new GatewayError('METHOD_NOT_ALLOWED', { detail: `${exchange.req.method}`, headers: { Allow: endpoint.methods.join(', ') } });
     }
     await endpoint.handle(ctx, exchange);
     return;
   }
-  const route = routes.match(routingPathOf(exchange.path));
+  const routingPath = routingPathOf(exchange.path);
+  const route = routes.match(routingPath);
   if (!route) throw new GatewayError('NOT_FOUND');
-  await handleProtectedRequest(ctx, exchange, route, forwarder);
+  await handleProtectedRequest(ctx, exchange, route, routingPath, forwarder);
 }
 
 function reject(ctx: GatewayContext, exchange: Exchange, error: unknown): void {

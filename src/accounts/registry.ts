@@ -14,11 +14,11 @@ const ACTIVE = 'active';
  */
 export class AccountRegistry {
   private readonly users: ReadonlyMap<string, UserAccount>;
-  private readonly apps: ReadonlyMap<string, AppAccount>;
+  private readonly appsById: ReadonlyMap<string, AppAccount>;
 
   private constructor(accounts: AccountsFile, private readonly decoyHash: string) {
     this.users = new Map(accounts.users.map((user) => [user.username, user]));
-    this.apps = new Map(accounts.apps.map((app) => [app.client_id, app]));
+    this.appsById = new Map(accounts.apps.map((app) => [app.client_id, app]));
   }
 
   static async fromAccounts(accounts: AccountsFile): Promise<AccountRegistry> {
@@ -30,7 +30,12 @@ export class AccountRegistry {
   }
 
   get counts(): { users: number; apps: number } {
-    return { users: this.users.size, apps: this.apps.size };
+    return { users: this.users.size, apps: this.appsById.size };
+  }
+
+  /** Every application, for the policies they name. */
+  get apps(): readonly AppAccount[] {
+    return [...this.appsById.values()];
   }
 
   findUser(username: string): UserAccount | undefined {
@@ -38,11 +43,11 @@ export class AccountRegistry {
   }
 
   findApp(clientId: string): AppAccount | undefined {
-    return this.apps.get(clientId);
+    return this.appsById.get(clientId);
   }
 
   async authenticateApp(clientId: string, clientSecret: string, challenge?: Record<string, string>): Promise<AppAccount> {
-    const app = this.apps.get(clientId);
+    const app = this.appsById.get(clientId);
     const matches = await verifySecret(app?.client_secret_hash ?? this.decoyHash, clientSecret);
     if (!app || !matches) {
       throw new GatewayError('INVALID_CLIENT_CREDENTIALS', { detail: app ? 'wrong client secret' : 'unknown client_id', headers: challenge });

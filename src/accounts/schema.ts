@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { policyNames } from '../config/schema.js';
 import { PHC_ARGON2 } from './secret-hash.js';
 
 const phcHash = z
@@ -19,6 +20,7 @@ const app = z.strictObject({
   client_id: z.string().min(1),
   client_secret_hash: phcHash,
   status,
+  policies: policyNames.describe("Run once the client is known (after the route's policies), e.g. its own IP range or hours."),
 });
 
 const uniqueBy = <T>(items: readonly T[], key: (item: T) => string, ctx: z.RefinementCtx, field: string, name: string) => {

@@ -3,6 +3,7 @@ import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { describeStore } from '../config/store-schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
+import { loadPolicySetOffline } from '../policies/offline.js';
 import { loadStoreSecrets } from '../store/create.js';
 import { EXIT, type CommandIo } from './io.js';
 
@@ -15,10 +16,12 @@ export async function checkCommand(configFile: string, io: CommandIo): Promise<n
   try {
     const config = await loadGatewayConfig(configFile);
     const accounts = await loadYamlFile(config.accounts, accountsSchema);
+    const policies = await loadPolicySetOffline(config, accounts.apps);
     if (config.store.kind === 'redis') await loadStoreSecrets(config);
     io.stdout.write(
       `ok: ${configFile} (${config.routes.length} routes, store ${describeStore(config.store)}), ` +
-        `${config.accounts} (${accounts.users.length} users, ${accounts.apps.length} apps)\n`,
+        `${config.accounts} (${accounts.users.length} users, ${accounts.apps.length} apps), ` +
+        `${config.policies.folder} (${policies.policies.size} policies)\n`,
     );
     return EXIT.ok;
   } catch (error) {

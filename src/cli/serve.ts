@@ -37,6 +37,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       () => process.exit(EXIT.invalid),
     );
   };
+  // SIGHUP: re-read the policies folder (the watcher normally does; this is for tooling that signals).
+  process.on('SIGHUP', () => void gateway.reloadPolicies('SIGHUP'));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   return gateway;

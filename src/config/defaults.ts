@@ -51,6 +51,18 @@ export const DEFAULTS = Object.freeze({
     /** Slightly above common load balancers' idle timeouts would cause races; below is safe. */
     keep_alive_timeout: '5s',
   },
+  /** Beside gateway.yaml; a folder that does not exist is an empty policy set. */
+  policies: './policies',
+  brute_force: {
+    /** Failed passwords for one username before it is locked; a person mistyping stays far below. */
+    max_failures_per_username: 10,
+    /** Failed passwords from one address before it is locked: high, because offices and mobile carriers share addresses. */
+    max_failures_per_address: 100,
+    /** Failures are counted within this window. */
+    window: '15m',
+    /** How long a locked username or address is refused, whatever it sends. */
+    cool_down: '15m',
+  },
   route: {
     /** An upstream that has sent nothing for this long is answered with 504. */
     timeout: '30s',

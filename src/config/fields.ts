@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AddressRanges, parseCidr } from '../http/address-range.js';
 import { parseDuration, parseSize } from './units.js';
 
 // `prefault` (not `default`) so that defaults go through the same parsing as
@@ -46,3 +47,16 @@ export const httpUrl = z
   }, 'expected an http:// or https:// URL without query or fragment')
   .transform((text) => text.replace(/\/+$/, ''));
 
+
+/** An IPv4 or IPv6 range (`10.0.0.0/8`, `2001:db8::/32`) or a lone address, parsed at load. */
+export const cidr = z.string().transform((text, ctx) => {
+  const range = parseCidr(text);
+  if (!range) {
+    ctx.addIssue({ code: 'custom', message: `expected an IPv4 or IPv6 address or CIDR range like 10.0.0.0/8 or 2001:db8::/32, got "${text}"` });
+    return z.NEVER;
+  }
+  return range;
+});
+
+/** One range or a list of them, compiled into AddressRanges. */
+export const cidrList = z.union([cidr.transform((range) => [range]), z.array(cidr)]).transform((ranges) => new AddressRanges(ranges));

@@ -14,8 +14,10 @@ export async function loadGatewayConfig(file: string, overrides: ConfigOverrides
   const { encryption_key_file } = parsed.keys;
   return deepFreeze({
     ...parsed,
+    source: resolve(file),
     listen: { ...parsed.listen, port: overrides.port ?? parsed.listen.port },
     accounts: resolve(base, parsed.accounts),
+    policies: { ...parsed.policies, folder: resolve(base, parsed.policies.folder) },
     keys: { ...parsed.keys, encryption_key_file: encryption_key_file === undefined ? undefined : resolve(base, encryption_key_file) },
   });
 }

@@ -1,7 +1,32 @@
 import { z } from 'zod';
 import { DEFAULTS, MAX_CLOCK_LEEWAY_MS } from './defaults.js';
-import { duration, httpUrl, size } from './fields.js';
+import { POLICY_NAME } from '../policies/policy.js';
+import { cidrList, duration, httpUrl, size } from './fields.js';
 import { describeStore, storeSchema } from './store-schema.js';
+
+/** Names of policies (from the policies folder), in the order they run. */
+export const policyNames = z
+  .array(z.string().regex(POLICY_NAME, 'expected the name of a policy defined in the policies folder'))
+  .default([]);
+
+/** The OAuth endpoints policies can be attached to (health probes never get policies). */
+export const POLICY_ENDPOINTS = ['/oauth2/v1/token', '/oauth2/v1/revokeToken', '/.well-known/openid-configuration', '/oauth2/v1/keys'] as const;
+
+type PolicyEndpoint = (typeof POLICY_ENDPOINTS)[number];
+
+const policies = z
+  .union([
+    z.string().min(1).transform((folder) => ({ folder, defaults: [] as string[], endpoints: {} as Partial<Record<PolicyEndpoint, string[]>> })),
+    z.strictObject({
+      folder: z.string().min(1).default(DEFAULTS.policies).describe('The folder of policy files (*.yaml, *.yml), watched for changes.'),
+      defaults: policyNames.describe('Run first on every route and OAuth endpoint.'),
+      endpoints: z
+        .strictObject(Object.fromEntries(POLICY_ENDPOINTS.map((path) => [path, policyNames.optional()])) as Record<(typeof POLICY_ENDPOINTS)[number], z.ZodOptional<typeof policyNames>>)
+        .default({})
+        .describe('Policies of the token service endpoints, run after the defaults.'),
+    }),
+  ])
+  .prefault(DEFAULTS.policies);
 
 const route = z.strictObject({
   path: z
@@ -10,6 +35,7 @@ const route = z.strictObject({
     .describe('Path prefix matched on segment boundaries; the request path is forwarded unchanged.'),
   upstream: httpUrl.describe('Base URL of the backend that receives matching requests.'),
   timeout: duration(DEFAULTS.route.timeout).describe('Idle time allowed to the upstream before a 504.'),
+  policies: policyNames.describe('Run after the defaults, in this order, before the request is forwarded.'),
 });
 
 export const gatewayConfigSchema = z.strictObject({
@@ -61,6 +87,19 @@ export const gatewayConfigSchema = z.strictObject({
     })
     .prefault({}),
   routes: z.array(route).default([]),
+  policies,
+  trusted_proxies: cidrList
+    .prefault([])
+    .describe('Load balancers and proxies in front of the gateway: only their X-Forwarded-For entries are believed.'),
+  brute_force: z
+    .strictObject({
+      max_failures_per_username: z.number().int().min(0).default(DEFAULTS.brute_force.max_failures_per_username),
+      max_failures_per_address: z.number().int().min(0).default(DEFAULTS.brute_force.max_failures_per_address),
+      window: duration(DEFAULTS.brute_force.window, { min: 1_000 }),
+      cool_down: duration(DEFAULTS.brute_force.cool_down, { min: 1_000 }),
+    })
+    .prefault({})
+    .describe('Failed password attempts locking a username or a client address for a cool-down; 0 turns a counter off.'),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -101,6 +140,6 @@ function overlapsTokenService(path: string): boolean {
 
 type ParsedConfig = z.output<typeof gatewayConfigSchema>;
 
-/** The validated, frozen configuration; `accounts` is an absolute path. */
-export type GatewayConfig = Readonly<ParsedConfig>;
+/** The validated, frozen configuration; `accounts` and `policies.folder` are absolute paths. */
+export type GatewayConfig = Readonly<ParsedConfig & { /** The file it was read from, for messages. */ source: string }>;
 export type RouteConfig = GatewayConfig['routes'][number];

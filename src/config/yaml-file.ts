@@ -44,6 +44,21 @@ export function parseYamlText<S extends z.ZodType>(text: string, file: string, s
   throw new ConfigError(issues);
 }
 
+/**
+ * The line of a key in a file that already loaded, for problems found only
+ * when several files are put together (a route naming a policy that no policy
+ * file defines). Undefined when the file cannot be read any more.
+ */
+export async function lineOfKey(file: string, path: readonly PropertyKey[]): Promise<number | undefined> {
+  try {
+    const lineCounter = new LineCounter();
+    const document = parseDocument(await readFile(file, 'utf8'), { lineCounter });
+    return lineOfPath(document.contents, path, (offset) => lineCounter.linePos(offset).line);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The line of the deepest node along `path` that exists: the key itself, or its nearest parent. */
 function lineOfPath(root: unknown, path: readonly PropertyKey[], lineAt: (offset: number) => number): number | undefined {
   let node = root as Node | null | undefined;

@@ -71,6 +71,8 @@ export const catalogue = Object.freeze({
   JSON_THREAT: entry(401, 'Unauthorized', NOT_ALLOWED, 'access_denied'),
   SPIKE_ARREST: entry(401, 'Unauthorized', NOT_ALLOWED, 'access_denied'),
   AUTHENTICATION_REQUIRED: entry(401, 'Unauthorized', NOT_ALLOWED, 'invalid_request'),
+  // Too many failed passwords for a username or from an address: the default authentication failure, whatever the password.
+  LOGIN_LOCKED: entry(401, 'Unauthorized', NOT_ALLOWED, 'invalid_grant'),
   IP_RANGE_FORBIDDEN: entry(403, 'Forbidden', FORBIDDEN, 'access_denied'),
   TIME_OF_DAY_FORBIDDEN: entry(403, 'Forbidden', FORBIDDEN, 'access_denied'),
   INTERNAL_ERROR: entry(

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { MediaFormat } from './negotiate.js';
 import type { RequestBody } from './request-body.js';
+import type { PolicySet } from '../policies/policy-set.js';
+import type { PolicyRequest } from '../policies/policy.js';
 
 /** One request as it moves through the gateway; what the access log reports about it. */
 export interface Exchange {
@@ -17,6 +19,8 @@ export interface Exchange {
   clientId?: string;
   /** The configured route prefix or OAuth endpoint that served the request. */
   route?: string;
+  /** The policy set the request started under and its view of the request, for the phases after routing. */
+  policies?: { readonly set: PolicySet; readonly request: PolicyRequest };
   /** The rejection that was rendered, for the access log. */
   error?: GatewayError;
 }

@@ -4,6 +4,7 @@ import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { readJsonObject } from '../http/body.js';
 import type { Exchange } from '../http/exchange.js';
+import { enforceAppPolicies } from './endpoint-policies.js';
 
 export interface ClientCredentials {
   clientId: string;
@@ -32,6 +33,17 @@ export function readClientCredentials(req: IncomingMessage, body?: Record<string
   if (!clientId || !clientSecret) throw new GatewayError('CLIENT_CREDENTIALS_REQUIRED');
   const challenge = basic.clientId !== undefined ? { 'WWW-Authenticate': 'Basic realm="token-gateway", charset="UTF-8"' } : undefined;
   return { clientId, clientSecret, challenge };
+}
+
+/**
+ * The client_id a request names, before anything is verified: what policies
+ * on the token endpoints count by. Never throws: a conflict or a missing id is
+ * the endpoint's to report.
+ */
+export function claimedClientId(req: IncomingMessage, body?: Record<string, unknown>): string | undefined {
+  const header = req.headersDistinct.client_id;
+  const candidates = [header?.length === 1 ? header[0] : undefined, fromBasic(req.headers.authorization).clientId, stringOf(body?.client_id)];
+  return candidates.find((candidate) => candidate !== undefined && candidate !== '');
 }
 
 function agreeOn(values: Array<string | undefined>): string | undefined {
@@ -72,11 +84,13 @@ function formDecode(text: string): string {
   }
 }
 
-/** Verifies the client (401 on failure) and records who it is for the access log. */
-export function authenticateClient(ctx: GatewayContext, exchange: Exchange, credentials: ClientCredentials): Promise<AppAccount> {
+/** Verifies the client (401 on failure), records who it is for the access log, then runs its own policies. */
+export async function authenticateClient(ctx: GatewayContext, exchange: Exchange, credentials: ClientCredentials): Promise<AppAccount> {
   // Only a client_id we know is logged: an unknown one may be a secret typed into the wrong field.
   if (ctx.accounts.findApp(credentials.clientId)) exchange.clientId = credentials.clientId;
-  return ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
+  const app = await ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
+  await enforceAppPolicies(exchange, app.client_id);
+  return app;
 }
 
 /** The JSON body of a token or revocation request, within the OAuth endpoints' size (exchange.body) and depth limits. */

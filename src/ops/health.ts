@@ -27,6 +27,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 export const readinessEndpoint: Endpoint = {
   path: '/readyz',
   methods: ['GET', 'HEAD'],
+  policies: false,
   oauthErrors: false,
 
   async handle(ctx, exchange) {
@@ -39,6 +40,7 @@ export const readinessEndpoint: Endpoint = {
 export const livenessEndpoint: Endpoint = {
   path: '/livez',
   methods: ['GET', 'HEAD'],
+  policies: false,
   oauthErrors: false,
 
   async handle(_ctx, exchange) {

@@ -1,8 +1,10 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { AddressRanges } from '../http/address-range.js';
+import { isTrustedPeer } from '../http/client-address.js';
 import type { Exchange } from '../http/exchange.js';
 import type { CompiledRoute } from './routes.js';
 
@@ -24,6 +26,8 @@ export interface Forwarder {
 export interface ForwarderOptions {
   /** Chunked request bodies are cut at this many bytes (Content-Length is checked before forwarding). */
   maxBodyBytes: number;
+  /** Our own load balancers: their X-Forwarded-Proto, -Host and -Port are passed on instead of replaced. */
+  trustedProxies: AddressRanges;
 }
 
 /** What the proxy's events need to know about one request in flight. */
@@ -92,8 +96,8 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
         inFlight.set(req, state);
         res.once('close', () => settle());
 
-        setForwardedHeaders(exchange);
-        const body = isChunked(req) ? limitBody(exchange, options.maxBodyBytes, settle) : undefined;
+        setForwardedHeaders(exchange, isTrustedPeer(req, options.trustedProxies));
+        const body = bodyToForward(exchange, options.maxBodyBytes, settle);
         const agent = route.upstream.protocol === 'https:' ? httpsAgent : httpAgent;
         proxy.web(req, res, { target: route.upstream, agent, ...(body ? { buffer: body } : {}) }, (error) => {
           settle(new GatewayError('UPSTREAM_UNAVAILABLE', { detail: (error as NodeJS.ErrnoException).code ?? error.message }));
@@ -111,22 +115,34 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
 /**
  * X-Forwarded-For gets the client's address appended (readers take it right
  * to left, so the last entry is the one we vouch for). Proto, Host and Port
- * are replaced by what this gateway saw: a client must not be able to claim
- * it came over https. Trusting a load balancer's values arrives with the
- * trusted-proxy settings of the policy engine. Expect is dropped: Node has
- * already answered `100 Continue` to the client.
+ * are replaced by what this gateway saw, so a client cannot claim it came
+ * over https, unless the peer is one of our `trusted_proxies`, whose values
+ * describe the client's side of the load balancer. Expect is dropped: Node
+ * has already answered `100 Continue` to the client.
  */
-function setForwardedHeaders({ req, requestId }: Exchange): void {
+function setForwardedHeaders({ req, requestId }: Exchange, fromTrustedProxy: boolean): void {
   const headers = req.headers;
   const clientAddress = req.socket.remoteAddress ?? '';
   const prior = headers['x-forwarded-for'];
   headers['x-forwarded-for'] = prior ? `${prior}, ${clientAddress}` : clientAddress;
+  headers['x-request-id'] = requestId;
+  delete headers.expect;
+  if (fromTrustedProxy && headers['x-forwarded-proto']) return;
   headers['x-forwarded-proto'] = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
   headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
   if (headers.host) headers['x-forwarded-host'] = headers.host;
   else delete headers['x-forwarded-host'];
-  headers['x-request-id'] = requestId;
-  delete headers.expect;
+}
+
+/**
+ * A body a policy already read goes from its copy; a chunked one streams
+ * through the size limit; one with a Content-Length (checked before) streams
+ * as it is.
+ */
+function bodyToForward(exchange: Exchange, limit: number, fail: (error: GatewayError) => void): Readable | undefined {
+  const buffered = exchange.body.contents;
+  if (buffered) return Readable.from([buffered]);
+  return isChunked(exchange.req) ? limitBody(exchange, limit, fail) : undefined;
 }
 
 const isChunked = (req: IncomingMessage): boolean => req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined;

@@ -49,7 +49,7 @@ describe('gateway.yaml', () => {
       await configFile('issuer: https://api.example.com/\nroutes:\n  - path: /a/\n    upstream: http://127.0.0.1:9/\n    timeout: 2s\n'),
     );
     expect(config.issuer).toBe('https://api.example.com');
-    expect(config.routes).toEqual([{ path: '/a/', upstream: 'http://127.0.0.1:9', timeout: 2_000 }]);
+    expect(config.routes).toEqual([{ path: '/a/', upstream: 'http://127.0.0.1:9', timeout: 2_000, policies: [] }]);
   });
 
   it.each([

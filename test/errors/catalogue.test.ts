@@ -19,7 +19,7 @@ const SPEC_ROWS: Array<[string, number, string, string, ErrorCode[]]> = [
     ['USER_ACCOUNT_INVALID_STATE', 'CLIENT_ACCOUNT_INVALID_STATE'],
   ],
   ['regex, JSON threat or spike arrest', 401, 'Unauthorized', 'Access to the requested resource is not allowed', ['REGEX_THREAT', 'JSON_THREAT', 'SPIKE_ARREST']],
-  ['default authentication failure', 401, 'Unauthorized', 'Access to the requested resource is not allowed', ['AUTHENTICATION_REQUIRED']],
+  ['default authentication failure', 401, 'Unauthorized', 'Access to the requested resource is not allowed', ['AUTHENTICATION_REQUIRED', 'LOGIN_LOCKED']],
   ['IP range or time-of-day', 403, 'Forbidden', 'Access to the requested resource is Forbidden', ['IP_RANGE_FORBIDDEN', 'TIME_OF_DAY_FORBIDDEN']],
   ['internal error', 500, 'Internal Server Error', 'Internal Server Error. If problems persist, please contact API support', ['INTERNAL_ERROR']],
 ];

@@ -27,6 +27,7 @@ function selectGrant(grantType: string | undefined): Grant<unknown> {
 export const tokenEndpoint: Endpoint = {
   path: `${OAUTH_PREFIX}/token`,
   methods: ['POST'],
+  policies: true,
   oauthErrors: true,
 
   async handle(ctx, exchange) {
@@ -38,6 +39,6 @@ export const tokenEndpoint: Endpoint = {
     const credentials = readClientCredentials(req, body);
     const params = grant.parameters(req, body);
     const client = await authenticateClient(ctx, exchange, credentials);
-    sendTokenResponse(exchange, await grant.handler(ctx, client, params));
+    sendTokenResponse(exchange, await grant.handler(ctx, client, params, exchange));
   },
 };

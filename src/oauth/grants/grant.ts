@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AppAccount } from '../../accounts/schema.js';
 import type { GatewayContext } from '../../context.js';
+import type { Exchange } from '../../http/exchange.js';
 import type { TokenPair } from '../token-pair.js';
 
 /**
@@ -11,5 +12,5 @@ import type { TokenPair } from '../token-pair.js';
 export interface Grant<Params> {
   readonly grantType: string;
   parameters(req: IncomingMessage, body: Record<string, unknown> | undefined): Params;
-  handler(ctx: GatewayContext, client: AppAccount, params: Params): Promise<TokenPair>;
+  handler(ctx: GatewayContext, client: AppAccount, params: Params, exchange: Exchange): Promise<TokenPair>;
 }

@@ -1,10 +1,27 @@
-import { GatewayError } from '../../errors/gateway-error.js';
+import type { UserAccount } from '../../accounts/schema.js';
+import type { GatewayContext } from '../../context.js';
+import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
+import { clientAddressOf } from '../../http/client-address.js';
 import { mintRefreshToken, newGrantId, signTokenPair } from '../token-pair.js';
 import type { Grant } from './grant.js';
 
 interface PasswordParams {
   username: string;
   password: string;
+}
+
+/** The password check behind the brute-force counters: a locked username or address is refused before any hashing. */
+async function authenticateUser(ctx: GatewayContext, username: string, password: string, address: string): Promise<UserAccount> {
+  await ctx.loginThrottle.assertNotLocked(username, address);
+  try {
+    const user = await ctx.accounts.authenticateUser(username, password);
+    await ctx.loginThrottle.recordSuccess(username);
+    return user;
+  } catch (error) {
+    // Only a wrong password counts; a right one for a suspended account is not a guess.
+    if (isGatewayError(error) && error.code === 'INVALID_USER_CREDENTIALS') await ctx.loginThrottle.recordFailure(username, address);
+    throw error;
+  }
 }
 
 const filled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
@@ -20,8 +37,8 @@ export const passwordGrant: Grant<PasswordParams> = {
     return { username, password };
   },
 
-  async handler(ctx, client, { username, password }) {
-    const user = await ctx.accounts.authenticateUser(username, password);
+  async handler(ctx, client, { username, password }, exchange) {
+    const user = await authenticateUser(ctx, username, password, clientAddressOf(exchange.req, ctx.config.trusted_proxies));
     const now = ctx.clock.now();
     const subject = { username: user.username, clientId: client.client_id, grantId: newGrantId() };
     const refresh = mintRefreshToken(ctx, subject, now);

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import { parseAddress, type Address, type AddressRanges } from './address-range.js';
+
+/**
+ * Who the client is. The socket peer, unless that peer is one of our own
+ * proxies (`trusted_proxies`): then X-Forwarded-For is read right to left,
+ * each hop believed only while the hop that wrote it is trusted. The first
+ * untrusted address is the client. Whatever a client writes into the header
+ * itself sits to the left of that and is never reached, so it cannot spoof
+ * its way into an allowed range.
+ */
+export function clientAddressOf(req: IncomingMessage, trustedProxies: AddressRanges): string {
+  const peer = req.socket.remoteAddress ?? '';
+  let current = parseAddress(peer);
+  if (!current) return peer;
+  if (trustedProxies.isEmpty || !trustedProxies.contains(current)) return current.toString();
+  const hops = forwardedHops(req);
+  for (let i = hops.length - 1; i >= 0 && trustedProxies.contains(current); i--) {
+    // An entry we cannot read ends the chain: the last address we could vouch for stands.
+    const hop: Address | undefined = parseAddress(withoutPort(hops[i] as string));
+    if (!hop) break;
+    current = hop;
+  }
+  return current.toString();
+}
+
+/** True when the socket peer is one of our own proxies, whose X-Forwarded-* we may keep. */
+export function isTrustedPeer(req: IncomingMessage, trustedProxies: AddressRanges): boolean {
+  const peer = parseAddress(req.socket.remoteAddress ?? '');
+  return peer !== undefined && trustedProxies.contains(peer);
+}
+
+/** Every X-Forwarded-For entry, in order, across repeated headers. */
+function forwardedHops(req: IncomingMessage): string[] {
+  const values = req.headersDistinct['x-forwarded-for'] ?? [];
+  return values.flatMap((value) => value.split(',')).map((hop) => hop.trim()).filter((hop) => hop !== '');
+}
+
+/** Some proxies write `203.0.113.7:41234` or `[2001:db8::1]:443`. */
+function withoutPort(hop: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(hop);
+  if (bracketed) return bracketed[1] as string;
+  const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(hop);
+  return v4WithPort ? (v4WithPort[1] as string) : hop;
+}

@@ -1,0 +1,32 @@
+import type { GatewayContext } from '../context.js';
+import { isJsonContentType } from '../http/negotiate.js';
+import type { Exchange } from '../http/exchange.js';
+import { enforce } from '../policies/enforce.js';
+import { ExchangePolicyRequest } from '../policies/policy-request.js';
+import { claimedClientId, readOAuthJsonBody } from './client-credentials.js';
+
+/**
+ * The defaults and the endpoint's own policies, before the endpoint does any
+ * work (above all before a secret is hashed: spike arrest is what bounds that
+ * cost). Nobody is authenticated yet, so the caller is the one the request
+ * claims to be: `client_id` from the headers, HTTP Basic or the JSON body,
+ * `user` the password grant's username.
+ */
+export async function enforceEndpointPolicies(ctx: GatewayContext, exchange: Exchange, path: string): Promise<void> {
+  const set = ctx.policies.current;
+  const jsonBody = async () => (isJsonContentType(exchange.req.headers['content-type']) ? readOAuthJsonBody(ctx, exchange) : undefined);
+  const request = new ExchangePolicyRequest(exchange, path, ctx.config.trusted_proxies, {
+    clientId: async () => claimedClientId(exchange.req, await jsonBody()),
+    user: async () => {
+      const username = (await jsonBody())?.username;
+      return typeof username === 'string' && username !== '' ? username : undefined;
+    },
+  });
+  exchange.policies = { set, request };
+  await enforce(set.forEndpoint(path), request);
+}
+
+/** The application's own policies (accounts.yaml `apps[].policies`), once its credentials are verified. */
+export async function enforceAppPolicies(exchange: Exchange, clientId: string): Promise<void> {
+  if (exchange.policies) await enforce(exchange.policies.set.forApp(clientId), exchange.policies.request);
+}

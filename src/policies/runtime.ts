@@ -1,0 +1,146 @@
+import { watch, type FSWatcher } from 'node:fs';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { AppAccount } from '../accounts/schema.js';
+import type { Clock } from '../clock.js';
+import { ConfigError, formatIssue } from '../config/errors.js';
+import type { GatewayConfig } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { RateLimiterSettings, Store } from '../store/types.js';
+import { attachmentsOf } from './attachments.js';
+import type { CompileDeps } from './policy.js';
+import { readPolicyFolder } from './policy-file.js';
+import { PolicySet } from './policy-set.js';
+
+export interface PolicyRuntimeOptions {
+  readonly config: GatewayConfig;
+  readonly apps: readonly AppAccount[];
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Watch the folder and reload on change (SIGHUP is wired by `serve`). */
+  readonly watch: boolean;
+}
+
+export type ReloadOutcome = { readonly ok: true; readonly policies: number } | { readonly ok: false; readonly issues: readonly string[] };
+
+/** Editors write a file in several steps (truncate, write, rename): one reload after they settle. */
+const SETTLE_MS = 100;
+
+/**
+ * The policies in force. `current` is one immutable PolicySet; a reload reads
+ * and validates the whole folder, builds a new set and swaps it in at once, or
+ * keeps the last good set and logs why. Spike-arrest counters live in
+ * limiters kept here across reloads, so an edit does not reset them.
+ */
+export class PolicyRuntime {
+  private set: PolicySet = PolicySet.empty;
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private watcher?: FSWatcher;
+  private settle?: NodeJS.Timeout;
+  private running?: Promise<ReloadOutcome>;
+  private again = false;
+  private closed = false;
+
+  private constructor(private readonly options: PolicyRuntimeOptions) {}
+
+  /** Loads the folder once; invalid policies stop the start (ConfigError). */
+  static async start(options: PolicyRuntimeOptions): Promise<PolicyRuntime> {
+    const runtime = new PolicyRuntime(options);
+    runtime.set = await runtime.build();
+    if (options.watch) runtime.startWatching();
+    return runtime;
+  }
+
+  get current(): PolicySet {
+    return this.set;
+  }
+
+  /** Reloads now; a reload asked for while one runs is done once more after it, so the last edit always wins. */
+  reload(reason: string): Promise<ReloadOutcome> {
+    if (this.running) {
+      this.again = true;
+      return this.running.then(() => this.running ?? this.reload(reason));
+    }
+    this.running = this.reloadOnce(reason).finally(() => {
+      this.running = undefined;
+      if (this.again && !this.closed) {
+        this.again = false;
+        void this.reload(reason);
+      }
+    });
+    return this.running;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.settle);
+    this.watcher?.close();
+  }
+
+  private async reloadOnce(reason: string): Promise<ReloadOutcome> {
+    const { logger, config } = this.options;
+    try {
+      const next = await this.build();
+      if (this.closed) return { ok: true, policies: next.policies.size };
+      this.set = next;
+      this.startWatching();
+      logger.info({ reason, folder: config.policies.folder, policies: [...next.policies.keys()] }, 'policies reloaded');
+      return { ok: true, policies: next.policies.size };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) {
+        logger.error({ err: error, reason }, 'policy reload failed; the previous policies stay in force');
+        return { ok: false, issues: [String(error)] };
+      }
+      const issues = error.issues.map(formatIssue);
+      logger.error({ reason, issues }, 'policy reload rejected; the previous policies stay in force');
+      return { ok: false, issues };
+    }
+  }
+
+  private async build(): Promise<PolicySet> {
+    const { config, apps } = this.options;
+    const used = new Set<string>();
+    const definitions = await readPolicyFolder(config.policies.folder);
+    const set = await PolicySet.build(definitions, attachmentsOf(config, apps), this.compileDeps(used));
+    // Counters of policies that are gone (or whose rate changed) are dropped with the set that used them.
+    for (const key of this.limiters.keys()) if (!used.has(key)) this.limiters.delete(key);
+    return set;
+  }
+
+  private compileDeps(used: Set<string>): CompileDeps {
+    const { store, clock } = this.options;
+    return {
+      clock,
+      rateLimiter: (settings: RateLimiterSettings) => {
+        const key = `${settings.name}|${settings.points}|${settings.durationSeconds}`;
+        used.add(key);
+        let limiter = this.limiters.get(key);
+        if (!limiter) {
+          limiter = store.createRateLimiter(settings);
+          this.limiters.set(key, limiter);
+        }
+        return limiter;
+      },
+    };
+  }
+
+  /** Watches the folder if it exists and is not watched yet (a folder created later is picked up on SIGHUP). */
+  private startWatching(): void {
+    if (!this.options.watch || this.watcher || this.closed) return;
+    const { folder } = this.options.config.policies;
+    try {
+      this.watcher = watch(folder, { persistent: false }, () => {
+        clearTimeout(this.settle);
+        this.settle = setTimeout(() => void this.reload('policy files changed'), SETTLE_MS);
+      });
+    } catch (error) {
+      this.options.logger.warn({ folder, code: (error as NodeJS.ErrnoException).code }, 'policies folder not watched; send SIGHUP after creating it');
+      return;
+    }
+    this.watcher.on('error', (error) => {
+      this.options.logger.warn({ folder, err: error }, 'policies folder watch stopped; send SIGHUP to reload and watch again');
+      this.watcher?.close();
+      this.watcher = undefined;
+    });
+  }
+}
