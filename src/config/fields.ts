@@ -59,4 +59,6 @@ export const cidr = z.string().transform((text, ctx) => {
 });
 
 /** One range or a list of them, compiled into AddressRanges. */
-export const cidrList = z.union([cidr.transform((range) => [range]), z.array(cidr)]).transform((ranges) => new AddressRanges(ranges));
+export const cidrList = z
+  .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(cidr))
+  .transform((ranges) => new AddressRanges(ranges));

@@ -31,7 +31,9 @@ export function renderError(res: ServerResponse, error: GatewayError, rendering:
     ...(rendering.oauth ? { error: entry.oauthError, error_description: entry.message } : {}),
   };
   const headers: Record<string, string> = { 'Cache-Control': 'no-store', ...error.headers };
-  // A body we refused to read stays on the socket: close it rather than parse it as the next request.
-  if (error.code === 'PAYLOAD_TOO_LARGE') headers.Connection = 'close';
+  // A body we refused to read (too large, a JSON threat stopped mid-stream) is
+  // still on the socket: close the connection rather than wait for the rest
+  // or parse it as the next request.
+  if (error.code === 'PAYLOAD_TOO_LARGE' || !res.req.complete) headers.Connection = 'close';
   sendRecord(res, entry.status, envelope, { format: rendering.format, xmlRoot: 'ErrorResponse', xmlItem: 'error' }, headers);
 }

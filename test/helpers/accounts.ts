@@ -12,7 +12,23 @@ export const ALL_SECRETS = [USER.password, SUSPENDED_USER.password, APP.client_s
 
 let cached: Promise<string> | undefined;
 
-export function accountsYaml(): Promise<string> {
+/**
+ * accounts.yaml with the test users and apps; `appPolicies` attaches policy
+ * names to apps (`apps[].policies`).
+ */
+export async function accountsYaml(appPolicies: Record<string, string[]> = {}): Promise<string> {
+  const base = await baseAccountsYaml();
+  return base
+    .split('\n')
+    .map((line) => {
+      const clientId = /client_id: ([\w-]+),/.exec(line)?.[1];
+      const names = clientId ? appPolicies[clientId] : undefined;
+      return names ? line.replace(/ }$/, `, policies: [${names.join(', ')}] }`) : line;
+    })
+    .join('\n');
+}
+
+function baseAccountsYaml(): Promise<string> {
   cached ??= (async () => {
     const [alice, mallory, one, two, frozen] = await Promise.all([
       hashSecret(USER.password),

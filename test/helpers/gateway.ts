@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -14,6 +14,10 @@ export interface TestGateway {
   url: string;
   /** Every log line the gateway wrote, parsed. */
   logs: Array<Record<string, unknown>>;
+  /** The folder holding gateway.yaml, accounts.yaml and policies/. */
+  dir: string;
+  /** Writes (or replaces) policies/<name>.yaml. */
+  writePolicies(name: string, file: PolicyFile | string): Promise<void>;
   rawLogs: string[];
   close(): Promise<void>;
 }
@@ -25,6 +29,14 @@ export interface BootOptions {
    */
   config?: Record<string, unknown> | ((upstreamUrl: string) => Record<string, unknown>);
   clock?: Clock;
+  /** Files of the policies folder, by name (without .yaml). */
+  policies?: Record<string, PolicyFile | string>;
+  /** Policy names per app, written to accounts.yaml as `apps[].policies`. */
+  appPolicies?: Record<string, string[]>;
+}
+
+export interface PolicyFile {
+  policies: Array<Record<string, unknown>>;
 }
 
 /** A real gateway on a free port, loaded from real YAML files, in front of a real upstream. */
@@ -37,8 +49,16 @@ export async function bootGateway(options: BootOptions = {}): Promise<TestGatewa
     routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
     ...(typeof options.config === 'function' ? options.config(upstream.url) : options.config),
   };
-  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
+  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml(options.appPolicies));
   await writeFile(join(dir, 'gateway.yaml'), stringify(config));
+  const writePolicies = async (name: string, file: PolicyFile | string) => {
+    await mkdir(join(dir, 'policies'), { recursive: true });
+    // Written aside and renamed, as editors and config tooling do: the watcher never sees half a file.
+    const target = join(dir, 'policies', `${name}.yaml`);
+    await writeFile(`${target}.tmp`, typeof file === 'string' ? file : stringify(file));
+    await rename(`${target}.tmp`, target);
+  };
+  for (const [name, file] of Object.entries(options.policies ?? {})) await writePolicies(name, file);
   const rawLogs: string[] = [];
   const gateway = await startGateway({
     config: await loadGatewayConfig(join(dir, 'gateway.yaml')),
@@ -51,6 +71,8 @@ export async function bootGateway(options: BootOptions = {}): Promise<TestGatewa
     upstream,
     url: gateway.url,
     rawLogs,
+    dir,
+    writePolicies,
     get logs() {
       return rawLogs.map((line) => JSON.parse(line) as Record<string, unknown>);
     },
