@@ -47,6 +47,16 @@ export function isJsonContentType(value: string | undefined): boolean {
 const STRUCTURED_JSON = /^application\/[a-z0-9!#$&^_.+-]+\+json$/;
 
 /**
+ * RFC 8259 8.1: JSON exchanged between systems is UTF-8. A body declared in
+ * another charset (utf-16le) would be read by the policies as one thing and
+ * by a lenient upstream as another, so the body policies refuse it.
+ */
+export function declaresNonUtf8Charset(value: string | undefined): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(value ?? '')?.[1]?.toLowerCase();
+  return charset !== undefined && charset !== 'utf-8' && charset !== 'utf8';
+}
+
+/**
  * application/json or any `+json` type: what the body policies inspect, so a
  * client cannot carry a body past them by renaming its media type. (The token
  * endpoints keep to SPEC 4.3's application/json.)

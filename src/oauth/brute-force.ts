@@ -6,12 +6,24 @@ import type { Store } from '../store/types.js';
 
 type BruteForceSettings = GatewayConfig['brute_force'];
 
+/** An attempt that has taken its place in the counters; settled once the password is checked. */
+export interface LoginAttempt {
+  succeeded(): Promise<void>;
+  failed(): Promise<void>;
+  /** Neither: the check could not be made (a suspended account, the store away); the places are given back. */
+  abandoned(): Promise<void>;
+}
+
 /**
  * Failed password attempts, counted per username and per client address in
  * the store (so every instance counts together). Reaching a threshold locks
  * that username or address for the cool-down: the token endpoint then answers
  * the spec's default 401 without verifying the password at all, so a locked
  * account reveals nothing about whether a guess was right.
+ *
+ * An attempt is counted *before* its password is hashed and given back if
+ * the password was right: counting after would let a burst of parallel
+ * guesses all be verified before the first failure is recorded.
  */
 export class LoginThrottle {
   private readonly byUsername?: RateLimiterAbstract;
@@ -27,34 +39,39 @@ export class LoginThrottle {
     this.byAddress = counter('address', settings.max_failures_per_address);
   }
 
-  /** Throws the spec's default 401 while either the username or the address is locked. */
-  async assertNotLocked(username: string, address: string): Promise<void> {
-    const [user, client] = await Promise.all([isLocked(this.byUsername, usernameKey(username)), isLocked(this.byAddress, address)]);
-    if (user || client) {
-      throw new GatewayError('LOGIN_LOCKED', { detail: user ? 'username locked after repeated failed passwords' : `address ${address} locked after repeated failed passwords` });
+  /** Counts the attempt, or throws the spec's default 401 when the username or the address is locked. */
+  async begin(username: string, address: string): Promise<LoginAttempt> {
+    const userKey = usernameKey(username);
+    const [user, client] = await Promise.all([reserve(this.byUsername, userKey), reserve(this.byAddress, address)]);
+    if (!user.admitted || !client.admitted) {
+      // A refused attempt gives its place back: only guesses that were verified count.
+      await Promise.all([user.admitted && this.byUsername?.reward(userKey, 1), client.admitted && this.byAddress?.reward(address, 1)]);
+      throw new GatewayError('LOGIN_LOCKED', { detail: user.admitted ? 'client address locked after repeated failed passwords' : 'username locked after repeated failed passwords' });
     }
+    return {
+      // A right password clears the username's failures; the address keeps its others (one success must not unlock a sprayer).
+      succeeded: async () => {
+        await Promise.all([this.byUsername?.delete(userKey), this.byAddress?.reward(address, 1)]);
+      },
+      abandoned: async () => {
+        await Promise.all([this.byUsername?.reward(userKey, 1), this.byAddress?.reward(address, 1)]);
+      },
+      failed: async () => {
+        await Promise.all([this.lockIfReached(this.byUsername, userKey, user.count), this.lockIfReached(this.byAddress, address, client.count)]);
+      },
+    };
   }
 
-  async recordFailure(username: string, address: string): Promise<void> {
-    await Promise.all([this.fail(this.byUsername, usernameKey(username)), this.fail(this.byAddress, address)]);
-  }
-
-  /** A correct password clears the username's failures (not the address's: one success must not unlock a spraying address). */
-  async recordSuccess(username: string): Promise<void> {
-    await this.byUsername?.delete(usernameKey(username));
-  }
-
-  private async fail(limiter: RateLimiterAbstract | undefined, key: string): Promise<void> {
-    if (!limiter) return;
-    const counted = await limiter.penalty(key, 1);
-    if (counted.consumedPoints >= limiter.points) await limiter.block(key, this.coolDownSeconds);
+  private async lockIfReached(limiter: RateLimiterAbstract | undefined, key: string, count: number): Promise<void> {
+    if (limiter && count >= limiter.points) await limiter.block(key, this.coolDownSeconds);
   }
 }
 
-async function isLocked(limiter: RateLimiterAbstract | undefined, key: string): Promise<boolean> {
-  if (!limiter) return false;
-  const counted = await limiter.get(key);
-  return counted !== null && counted.consumedPoints >= limiter.points;
+/** Takes one place; admitted while the earlier attempts (failed or in flight) are below the threshold. */
+async function reserve(limiter: RateLimiterAbstract | undefined, key: string): Promise<{ admitted: boolean; count: number }> {
+  if (!limiter) return { admitted: true, count: 0 };
+  const counted = await limiter.penalty(key, 1);
+  return { admitted: counted.consumedPoints <= limiter.points, count: counted.consumedPoints };
 }
 
 /** Usernames are personal data: the store keeps a hash of them, never the name. */

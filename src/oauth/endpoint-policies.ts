@@ -16,10 +16,15 @@ export async function enforceEndpointPolicies(ctx: GatewayContext, exchange: Exc
   const set = ctx.policies.current;
   const jsonBody = async () => (isJsonContentType(exchange.req.headers['content-type']) ? readOAuthJsonBody(ctx, exchange) : undefined);
   const request = new ExchangePolicyRequest(exchange, path, ctx.config.trusted_proxies, {
-    clientId: async () => claimedClientId(exchange.req, await jsonBody()),
+    // Only names we know count as callers: a made-up id per request would otherwise get a fresh
+    // allowance each time (and a hash verification with it). Unknown ones are counted by address.
+    clientId: async () => {
+      const clientId = claimedClientId(exchange.req, await jsonBody());
+      return clientId !== undefined && ctx.accounts.findApp(clientId) ? clientId : undefined;
+    },
     user: async () => {
       const username = (await jsonBody())?.username;
-      return typeof username === 'string' && username !== '' ? username : undefined;
+      return typeof username === 'string' && ctx.accounts.findUser(username) ? username : undefined;
     },
   });
   exchange.policies = { set, request };

@@ -8,7 +8,16 @@ import type { CompiledPolicy, PolicyRequest } from './policy.js';
  */
 export async function enforce(chain: readonly CompiledPolicy[], request: PolicyRequest): Promise<void> {
   for (const policy of chain) {
-    const verdict = await policy.check(request);
+    let verdict;
+    try {
+      verdict = await policy.check(request);
+    } catch (error) {
+      // A streaming check stops a body by throwing (and a check may verify the token): the log line still names the policy.
+      if (error instanceof GatewayError) {
+        throw new GatewayError(error.code, { detail: `policy ${policy.name}: ${error.detail ?? ''}`, headers: error.headers, cause: error });
+      }
+      throw error;
+    }
     if (verdict) throw new GatewayError(verdict.code, { detail: `policy ${policy.name}: ${verdict.detail}`, headers: verdict.headers });
   }
 }

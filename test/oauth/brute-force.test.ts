@@ -61,3 +61,20 @@ describe('brute-force protection on the password grant', () => {
     expect(gw.rawLogs.join('\n')).not.toContain('user-3');
   });
 });
+
+describe('brute-force protection against parallel guesses', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await bootGateway({ config: { brute_force: { max_failures_per_username: 3, max_failures_per_address: 0, cool_down: '1m' } } });
+  });
+  afterAll(() => gw.close());
+
+  it('verifies no more guesses than the threshold, however many arrive at once', async () => {
+    const guesses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => passwordGrant(gw.url, { password: i === 19 ? USER.password : `wrong-${i}` })),
+    );
+    const codes = await Promise.all(guesses.map(async (response) => (await errorOf(response)).errorCode ?? 'OK'));
+    expect(codes.filter((code) => code === 'INVALID_USER_CREDENTIALS').length).toBeLessThanOrEqual(3);
+    expect(codes.filter((code) => code === 'LOGIN_LOCKED').length).toBeGreaterThanOrEqual(16);
+  });
+});

@@ -55,6 +55,12 @@ describe('policy attachments', () => {
     expect(await errorOf(await passwordGrant(gw.url, { ...OTHER_APP }))).toMatchObject({ status: 403, errorCode: 'IP_RANGE_FORBIDDEN' });
   });
 
+  it('counts a client_id nobody knows by the client address, so made-up ids get no fresh allowance', async () => {
+    clock.advance(60_000 - (clock.now() % 60_000));
+    expect(await errorOf(await passwordGrant(gw.url, { client_id: 'made-up-1' }))).toMatchObject({ errorCode: 'INVALID_CLIENT_CREDENTIALS' });
+    expect(await errorOf(await passwordGrant(gw.url, { client_id: 'made-up-2' }))).toMatchObject({ errorCode: 'SPIKE_ARREST' });
+  });
+
   it("runs an app's own policies once its credentials are verified", async () => {
     clock.advance(1_000);
     const { access_token } = await issueTokens(gw.url);

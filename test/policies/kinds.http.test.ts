@@ -69,6 +69,15 @@ describe('policies over HTTP', () => {
       expect(gw.upstream.seen.at(-1)?.body).toBe(clean);
     });
 
+    it.each([
+      ['a UTF-16 body', Buffer.from(JSON.stringify({ c: '<script>alert(1)</script>' }), 'utf16le'), 'application/json'],
+      ['a declared non-UTF-8 charset', Buffer.from('{"c":"fine"}'), 'application/json; charset=utf-16le'],
+      ['a byte-order mark before escaped markup', Buffer.from('\uFEFF{"c":"\\u003cscript\\u003esteal()\\u003c/script\\u003e"}'), 'application/json'],
+    ])('refuses %s rather than letting it through untested', async (_case, body, contentType) => {
+      const response = await call('/regex/x', { method: 'POST', body, headers: { 'content-type': contentType } });
+      await expectRefusal(response, NOT_ALLOWED, 'REGEX_THREAT');
+    });
+
     it('does not test headers it was not told to', async () => {
       expect((await call('/regex/x', { headers: { 'x-other': "' OR 1=1 --" } })).status).toBe(200);
     });
@@ -96,6 +105,12 @@ describe('policies over HTTP', () => {
       });
       const response = await call('/json/x', { method: 'POST', body: chunked, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
       await expectRefusal(response, NOT_ALLOWED, 'JSON_THREAT');
+    });
+
+    it('refuses a UTF-16 body, whose NUL bytes would hide its structure', async () => {
+      const nested = Buffer.from(`["\\"",${'['.repeat(10)}]`, 'utf16le');
+      await expectRefusal(await call('/json/x', { method: 'POST', body: nested, headers: { 'content-type': 'application/json' } }), NOT_ALLOWED, 'JSON_THREAT');
+      expect(gw.logs.at(-1)?.detail).toMatch(/^policy json-guard: /);
     });
 
     it('leaves bodies that are not JSON alone', async () => {

@@ -12,14 +12,15 @@ interface PasswordParams {
 
 /** The password check behind the brute-force counters: a locked username or address is refused before any hashing. */
 async function authenticateUser(ctx: GatewayContext, username: string, password: string, address: string): Promise<UserAccount> {
-  await ctx.loginThrottle.assertNotLocked(username, address);
+  const attempt = await ctx.loginThrottle.begin(username, address);
   try {
     const user = await ctx.accounts.authenticateUser(username, password);
-    await ctx.loginThrottle.recordSuccess(username);
+    await attempt.succeeded();
     return user;
   } catch (error) {
     // Only a wrong password counts; a right one for a suspended account is not a guess.
-    if (isGatewayError(error) && error.code === 'INVALID_USER_CREDENTIALS') await ctx.loginThrottle.recordFailure(username, address);
+    if (isGatewayError(error) && error.code === 'INVALID_USER_CREDENTIALS') await attempt.failed();
+    else await attempt.abandoned();
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { isJsonMediaType } from '../../http/negotiate.js';
+import { declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
 import type { PolicyKind, Rejection } from '../policy.js';
 import type { JsonLimits } from './limits.js';
 import { JsonThreatScanner } from './scanner.js';
@@ -24,6 +24,7 @@ function refusalBeforeReading(req: IncomingMessage, limits: JsonLimits): Rejecti
   // A compressed body cannot be measured without inflating it here; letting it
   // through unmeasured would make `Content-Encoding: gzip` a bypass, so it fails closed.
   if (encoding && encoding !== 'identity') return refuse('a content-encoded JSON body cannot be inspected');
+  if (declaresNonUtf8Charset(req.headers['content-type'])) return refuse('a JSON body in a charset other than UTF-8');
   const announced = Number(req.headers['content-length'] ?? 0);
   if (announced > limits.maxBodySize) return refuse(`content-length ${announced} > ${limits.maxBodySize} bytes`);
   return undefined;

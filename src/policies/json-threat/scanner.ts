@@ -42,10 +42,10 @@ export class JsonThreatScanner {
 
   /** Scans one chunk; returns the violation as soon as a limit is passed (and from then on). */
   write(chunk: Uint8Array): string | undefined {
-    if (this.violation) return this.violation;
-    // Scan only up to the size limit, so a structural violation inside it is the one reported.
+    // Bytes are counted even past a violation, so the measurements never depend on how the body was cut.
     const allowed = Math.min(chunk.length, this.limits.maxBodySize - this.seen.bytes);
     this.seen.bytes += chunk.length;
+    if (this.violation) return this.violation;
     for (let i = 0; i < allowed && !this.violation; i++) this.step(chunk[i] as number);
     if (!this.violation && allowed < chunk.length) this.fail(`body larger than ${this.limits.maxBodySize} bytes`);
     return this.violation;
@@ -67,6 +67,9 @@ export class JsonThreatScanner {
   }
 
   private step(b: number): void {
+    // No valid UTF-8 JSON holds a raw NUL (it must be escaped); UTF-16 is full
+    // of them, and its escaped quotes would close strings early in this scan.
+    if (b === 0) return this.fail('a NUL byte: the body is not UTF-8 JSON');
     switch (this.mode) {
       case STRUCTURE:
         return this.structure(b);

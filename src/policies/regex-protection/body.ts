@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { isJsonMediaType } from '../../http/negotiate.js';
+import { declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
 import type { PolicyRequest } from '../policy.js';
 import { describeFinding, scanJson } from './json-scan.js';
 import type { PatternSet } from './pattern-set.js';
@@ -21,13 +21,18 @@ export async function scanBody(request: PolicyRequest, selectors: readonly Selec
   // upstream will inflate them: letting them through untested would make
   // `Content-Encoding: gzip` a bypass, so such a body fails closed.
   if (encoding && encoding !== 'identity') return 'a content-encoded JSON body cannot be tested';
-  const text = await request.body.text();
+  if (declaresNonUtf8Charset(request.req.headers['content-type'])) return 'a JSON body in a charset other than UTF-8 cannot be tested';
+  // Upstream parsers skip a leading byte-order mark; JSON.parse does not, and would send the body to the raw-text path.
+  const text = (await request.body.text()).replace(/^\uFEFF/, '');
+  // A NUL never occurs in UTF-8 JSON: a UTF-16 body read as UTF-8 would hide every pattern behind them.
+  if (text.includes('\u0000')) return 'a JSON body with NUL bytes (not UTF-8) cannot be tested';
   if (text.trim().length === 0) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    const pattern = patterns.firstMatch(text);
+    // Tested as written and with JSON's \uXXXX escapes decoded, as a lenient upstream parser would read it.
+    const pattern = patterns.firstMatch(text) ?? patterns.firstMatch(text.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))));
     return pattern ? describeFinding({ pattern, where: 'the body (not valid JSON, tested as text)' }) : undefined;
   }
   const finding = scanJson(parsed, selectors, patterns);
