@@ -25,6 +25,7 @@ export type ReloadOutcome = { readonly ok: true; readonly policies: number } | {
 
 /** Editors write a file in several steps (truncate, write, rename): one reload after they settle. */
 const SETTLE_MS = 100;
+const FILES_CHANGED = 'policy files changed';
 
 /**
  * The policies in force. `current` is one immutable PolicySet; a reload reads
@@ -83,6 +84,9 @@ export class PolicyRuntime {
       const next = await this.build();
       if (this.closed) return { ok: true, policies: next.policies.size };
       this.set = next;
+      // A folder replaced whole (rm -rf and recreate) leaves the old watch on a dead inode without an error:
+      // a reload asked for from outside (SIGHUP) watches the folder afresh.
+      if (reason !== FILES_CHANGED) this.stopWatching();
       this.startWatching();
       logger.info({ reason, folder: config.policies.folder, policies: [...next.policies.keys()] }, 'policies reloaded');
       return { ok: true, policies: next.policies.size };
@@ -131,7 +135,7 @@ export class PolicyRuntime {
     try {
       this.watcher = watch(folder, { persistent: false }, () => {
         clearTimeout(this.settle);
-        this.settle = setTimeout(() => void this.reload('policy files changed'), SETTLE_MS);
+        this.settle = setTimeout(() => void this.reload(FILES_CHANGED), SETTLE_MS);
       });
     } catch (error) {
       this.options.logger.warn({ folder, code: (error as NodeJS.ErrnoException).code }, 'policies folder not watched; send SIGHUP after creating it');
@@ -139,8 +143,12 @@ export class PolicyRuntime {
     }
     this.watcher.on('error', (error) => {
       this.options.logger.warn({ folder, err: error }, 'policies folder watch stopped; send SIGHUP to reload and watch again');
-      this.watcher?.close();
-      this.watcher = undefined;
+      this.stopWatching();
     });
+  }
+
+  private stopWatching(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
   }
 }

@@ -123,3 +123,22 @@ describe('policy reload', () => {
     expect((await post('new-word', 'after-2')).status).toBe(401);
   });
 });
+
+describe('policy folder replaced whole', () => {
+  it('is watched again after a reload asked for from outside (SIGHUP)', async () => {
+    const gw = await bootGateway({ policies: { guard: regexOnly('first') }, config: { policies: { defaults: ['guard'] } } });
+    try {
+      const { rm, mkdir } = await import('node:fs/promises');
+      await rm(join(gw.dir, 'policies'), { recursive: true });
+      await mkdir(join(gw.dir, 'policies'));
+      await gw.writePolicies('guard', regexOnly('second'));
+      expect((await gw.gateway.reloadPolicies('SIGHUP')).ok).toBe(true);
+      expect((await fetch(`${gw.url}/oauth2/v1/keys?w=second`)).status).toBe(401);
+      // From now on the new folder's edits are seen without another signal.
+      await gw.writePolicies('guard', regexOnly('third'));
+      await eventually(async () => (await fetch(`${gw.url}/oauth2/v1/keys?w=third`)).status === 401);
+    } finally {
+      await gw.close();
+    }
+  });
+});
