@@ -1,5 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { isPolicyEndpoint, type GatewayConfig } from './config/schema.js';
 import type { GatewayContext } from './context.js';
+import { clientAddressOf } from './http/client-address.js';
 import { GatewayError, isGatewayError } from './errors/gateway-error.js';
 import { renderError } from './errors/render.js';
 import type { Exchange } from './http/exchange.js';
@@ -30,7 +32,7 @@ const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
  */
 export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): RequestListener {
   return (req, res) => {
-    const exchange = openExchange(req, res, ctx.config.limits.body_size);
+    const exchange = openExchange(req, res, ctx.config);
     const handled = dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
     // Logged once the response is over *and* the handler has settled, so a
     // client that hangs up mid-request is logged with the reason too.
@@ -39,11 +41,13 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
   };
 }
 
-function openExchange(req: IncomingMessage, res: ServerResponse, bodyLimit: number): Exchange {
+function openExchange(req: IncomingMessage, res: ServerResponse, config: GatewayConfig): Exchange {
   const requestId = requestIdOf(req);
   res.setHeader('X-Request-Id', requestId);
-  const body = new RequestBody(req, bodyLimit);
-  return { req, res, requestId, path: pathOf(req.url), format: preferredFormat(req), startedAt: process.hrtime.bigint(), body };
+  const body = new RequestBody(req, config.limits.body_size);
+  let address: string | undefined;
+  const clientAddress = () => (address ??= clientAddressOf(req, config.trusted_proxies));
+  return { req, res, requestId, path: pathOf(req.url), format: preferredFormat(req), startedAt: process.hrtime.bigint(), clientAddress, body };
 }
 
 /** Origin-form paths only; the query never takes part in routing (and never reaches the logs). */
@@ -59,7 +63,7 @@ async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTa
   if (endpoint) {
     exchange.route = endpoint.path;
     exchange.body = new RequestBody(exchange.req, ctx.config.limits.oauth_body_size);
-    if (endpoint.policies) await enforceEndpointPolicies(ctx, exchange, endpoint.path);
+    if (isPolicyEndpoint(endpoint.path)) await enforceEndpointPolicies(ctx, exchange, endpoint.path);
     if (!endpoint.methods.includes(exchange.req.method ?? '')) {
       throw new GatewayError('METHOD_NOT_ALLOWED', { detail: `${exchange.req.method}`, headers: { Allow: endpoint.methods.join(', ') } });
     }

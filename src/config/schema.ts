@@ -14,6 +14,8 @@ export const POLICY_ENDPOINTS = ['/oauth2/v1/token', '/oauth2/v1/revokeToken', '
 
 type PolicyEndpoint = (typeof POLICY_ENDPOINTS)[number];
 
+export const isPolicyEndpoint = (path: string): path is PolicyEndpoint => (POLICY_ENDPOINTS as readonly string[]).includes(path);
+
 const policies = z
   .union([
     z.string().min(1).transform((folder) => ({ folder, defaults: [] as string[], endpoints: {} as Partial<Record<PolicyEndpoint, string[]>> })),

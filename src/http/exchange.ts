@@ -13,6 +13,8 @@ export interface Exchange {
   readonly path: string;
   readonly format: MediaFormat;
   readonly startedAt: bigint;
+  /** The socket peer or, across trusted proxies, the X-Forwarded-For client; worked out once, on first use. */
+  clientAddress(): string;
   /** Read only when a phase needs it, then shared (RequestBody). Its limit depends on what serves the request. */
   body: RequestBody;
   /** Known once a client authenticates or presents a token. */

@@ -4,7 +4,7 @@ import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { readJsonObject } from '../http/body.js';
 import type { Exchange } from '../http/exchange.js';
-import { enforceAppPolicies } from './endpoint-policies.js';
+import { enforceAppPolicies } from '../policies/policy-request.js';
 
 export interface ClientCredentials {
   clientId: string;
@@ -93,7 +93,19 @@ export async function authenticateClient(ctx: GatewayContext, exchange: Exchange
   return app;
 }
 
-/** The JSON body of a token or revocation request, within the OAuth endpoints' size (exchange.body) and depth limits. */
-export function readOAuthJsonBody(ctx: GatewayContext, exchange: Exchange): Promise<Record<string, unknown> | undefined> {
-  return readJsonObject(exchange.body, ctx.config.limits.json_depth);
+type JsonObject = Record<string, unknown> | undefined;
+const parsedBodies = new WeakMap<Exchange, Promise<JsonObject>>();
+
+/**
+ * The JSON body of a token or revocation request, within the OAuth endpoints'
+ * size (exchange.body) and depth limits; parsed once per request, however many
+ * phases (policies counting by client_id, the endpoint) ask for it.
+ */
+export function readOAuthJsonBody(ctx: GatewayContext, exchange: Exchange): Promise<JsonObject> {
+  let parsed = parsedBodies.get(exchange);
+  if (!parsed) {
+    parsed = readJsonObject(exchange.body, ctx.config.limits.json_depth);
+    parsedBodies.set(exchange, parsed);
+  }
+  return parsed;
 }

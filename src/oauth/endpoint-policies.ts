@@ -2,7 +2,7 @@ import type { GatewayContext } from '../context.js';
 import { isJsonContentType } from '../http/negotiate.js';
 import type { Exchange } from '../http/exchange.js';
 import { enforce } from '../policies/enforce.js';
-import { ExchangePolicyRequest } from '../policies/policy-request.js';
+import { openPolicies } from '../policies/policy-request.js';
 import { claimedClientId, readOAuthJsonBody } from './client-credentials.js';
 
 /**
@@ -10,14 +10,13 @@ import { claimedClientId, readOAuthJsonBody } from './client-credentials.js';
  * work (above all before a secret is hashed: spike arrest is what bounds that
  * cost). Nobody is authenticated yet, so the caller is the one the request
  * claims to be: `client_id` from the headers, HTTP Basic or the JSON body,
- * `user` the password grant's username.
+ * `user` the password grant's username. Only names we know count: a made-up
+ * id per request would otherwise get a fresh allowance each time (and a hash
+ * verification with it); unknown ones are counted by address.
  */
 export async function enforceEndpointPolicies(ctx: GatewayContext, exchange: Exchange, path: string): Promise<void> {
-  const set = ctx.policies.current;
   const jsonBody = async () => (isJsonContentType(exchange.req.headers['content-type']) ? readOAuthJsonBody(ctx, exchange) : undefined);
-  const request = new ExchangePolicyRequest(exchange, path, ctx.config.trusted_proxies, {
-    // Only names we know count as callers: a made-up id per request would otherwise get a fresh
-    // allowance each time (and a hash verification with it). Unknown ones are counted by address.
+  const { set, request } = openPolicies(ctx, exchange, path, {
     clientId: async () => {
       const clientId = claimedClientId(exchange.req, await jsonBody());
       return clientId !== undefined && ctx.accounts.findApp(clientId) ? clientId : undefined;
@@ -27,11 +26,5 @@ export async function enforceEndpointPolicies(ctx: GatewayContext, exchange: Exc
       return typeof username === 'string' && ctx.accounts.findUser(username) ? username : undefined;
     },
   });
-  exchange.policies = { set, request };
   await enforce(set.forEndpoint(path), request);
-}
-
-/** The application's own policies (accounts.yaml `apps[].policies`), once its credentials are verified. */
-export async function enforceAppPolicies(exchange: Exchange, clientId: string): Promise<void> {
-  if (exchange.policies) await enforce(exchange.policies.set.forApp(clientId), exchange.policies.request);
 }

@@ -27,7 +27,6 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 export const readinessEndpoint: Endpoint = {
   path: '/readyz',
   methods: ['GET', 'HEAD'],
-  policies: false,
   oauthErrors: false,
 
   async handle(ctx, exchange) {
@@ -40,7 +39,6 @@ export const readinessEndpoint: Endpoint = {
 export const livenessEndpoint: Endpoint = {
   path: '/livez',
   methods: ['GET', 'HEAD'],
-  policies: false,
   oauthErrors: false,
 
   async handle(_ctx, exchange) {

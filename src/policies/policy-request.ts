@@ -1,6 +1,6 @@
-import type { AddressRanges } from '../http/address-range.js';
-import { clientAddressOf } from '../http/client-address.js';
+import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../http/exchange.js';
+import { enforce } from './enforce.js';
 import type { PolicyRequest } from './policy.js';
 
 /** Who is calling, as far as the phase that runs the policies knows. */
@@ -9,15 +9,29 @@ export interface CallerIdentity {
   user(): Promise<string | undefined>;
 }
 
-/** The view of one exchange that policies get; the query and the client address are worked out on first use. */
-export class ExchangePolicyRequest implements PolicyRequest {
+/**
+ * Takes the policy set in force for the rest of the exchange (a reload does
+ * not change it midway) and the policies' view of the request, for routes and
+ * OAuth endpoints alike. `path` is what routing matched.
+ */
+export function openPolicies(ctx: GatewayContext, exchange: Exchange, path: string, identity: CallerIdentity): NonNullable<Exchange['policies']> {
+  const opened = { set: ctx.policies.current, request: new ExchangePolicyRequest(exchange, path, identity) };
+  exchange.policies = opened;
+  return opened;
+}
+
+/** The application's own policies (accounts.yaml `apps[].policies`), once it is known. */
+export async function enforceAppPolicies(exchange: Exchange, clientId: string): Promise<void> {
+  if (exchange.policies) await enforce(exchange.policies.set.forApp(clientId), exchange.policies.request);
+}
+
+/** The view of one exchange that policies get; the query is parsed on first use. */
+class ExchangePolicyRequest implements PolicyRequest {
   private parsedQuery?: URLSearchParams;
-  private resolvedAddress?: string;
 
   constructor(
     private readonly exchange: Exchange,
     readonly path: string,
-    private readonly trustedProxies: AddressRanges,
     private readonly identity: CallerIdentity,
   ) {}
 
@@ -39,8 +53,7 @@ export class ExchangePolicyRequest implements PolicyRequest {
   }
 
   get clientAddress(): string {
-    this.resolvedAddress ??= clientAddressOf(this.exchange.req, this.trustedProxies);
-    return this.resolvedAddress;
+    return this.exchange.clientAddress();
   }
 
   clientId(): Promise<string | undefined> {

@@ -3,7 +3,7 @@ import { assertAnnouncedSizeWithin } from '../http/request-body.js';
 import type { Exchange } from '../http/exchange.js';
 import type { AccessTokenClaims } from '../oauth/access-token.js';
 import { enforce } from '../policies/enforce.js';
-import { ExchangePolicyRequest } from '../policies/policy-request.js';
+import { enforceAppPolicies, openPolicies } from '../policies/policy-request.js';
 import { authenticateBearer } from './bearer.js';
 import type { Forwarder } from './forward.js';
 import type { CompiledRoute } from './routes.js';
@@ -28,18 +28,16 @@ export async function handleProtectedRequest(
   forwarder: Forwarder,
 ): Promise<void> {
   exchange.route = route.path;
-  const set = ctx.policies.current;
   let verified: Promise<AccessTokenClaims> | undefined;
   const authenticate = () => (verified ??= authenticateBearer(ctx, exchange.req));
-  const request = new ExchangePolicyRequest(exchange, routingPath, ctx.config.trusted_proxies, {
+  const { set, request } = openPolicies(ctx, exchange, routingPath, {
     clientId: async () => (await authenticate()).client_id,
     user: async () => (await authenticate()).sub,
   });
-  exchange.policies = { set, request };
   await enforce(set.forRoute(route.path), request);
   const claims = await authenticate();
   exchange.clientId = claims.client_id;
-  await enforce(set.forApp(claims.client_id), request);
+  await enforceAppPolicies(exchange, claims.client_id);
   // An announced oversize body is refused before a byte goes upstream; chunked bodies are counted while forwarded.
   assertAnnouncedSizeWithin(exchange.req, ctx.config.limits.body_size);
   await forwarder.forward(exchange, route);

@@ -43,7 +43,6 @@ function metadataJson(ctx: GatewayContext): string {
 export const discoveryEndpoint: Endpoint = {
   path: '/.well-known/openid-configuration',
   methods: ['GET', 'HEAD'],
-  policies: true,
   oauthErrors: false,
 
   async handle(ctx, exchange) {

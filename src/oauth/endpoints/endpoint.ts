@@ -8,8 +8,6 @@ export interface Endpoint {
   readonly methods: readonly string[];
   /** Token and revocation endpoints add RFC 6749 error fields to the envelope. */
   readonly oauthErrors: boolean;
-  /** Runs `policies.defaults` and `policies.endpoints[path]` first (the OAuth endpoints; never the health probes). */
-  readonly policies: boolean;
   handle(ctx: GatewayContext, exchange: Exchange): Promise<void>;
 }
 

@@ -14,7 +14,6 @@ const JWKS_MAX_AGE_S = 300;
 export const jwksEndpoint: Endpoint = {
   path: `${OAUTH_PREFIX}/keys`,
   methods: ['GET', 'HEAD'],
-  policies: true,
   oauthErrors: false,
 
   async handle(ctx, exchange) {

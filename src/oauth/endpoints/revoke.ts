@@ -18,7 +18,6 @@ import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
 export const revokeEndpoint: Endpoint = {
   path: `${OAUTH_PREFIX}/revokeToken`,
   methods: ['POST'],
-  policies: true,
   oauthErrors: true,
 
   async handle(ctx, exchange) {

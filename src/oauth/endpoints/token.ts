@@ -27,7 +27,6 @@ function selectGrant(grantType: string | undefined): Grant<unknown> {
 export const tokenEndpoint: Endpoint = {
   path: `${OAUTH_PREFIX}/token`,
   methods: ['POST'],
-  policies: true,
   oauthErrors: true,
 
   async handle(ctx, exchange) {

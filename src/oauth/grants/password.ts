@@ -1,7 +1,6 @@
 import type { UserAccount } from '../../accounts/schema.js';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
-import { clientAddressOf } from '../../http/client-address.js';
 import { mintRefreshToken, newGrantId, signTokenPair } from '../token-pair.js';
 import type { Grant } from './grant.js';
 
@@ -39,7 +38,7 @@ export const passwordGrant: Grant<PasswordParams> = {
   },
 
   async handler(ctx, client, { username, password }, exchange) {
-    const user = await authenticateUser(ctx, username, password, clientAddressOf(exchange.req, ctx.config.trusted_proxies));
+    const user = await authenticateUser(ctx, username, password, exchange.clientAddress());
     const now = ctx.clock.now();
     const subject = { username: user.username, clientId: client.client_id, grantId: newGrantId() };
     const refresh = mintRefreshToken(ctx, subject, now);
