@@ -13,7 +13,7 @@ import { createLogger } from './log/logger.js';
 import { AccessTokens } from './oauth/access-token.js';
 import { LoginThrottle } from './oauth/brute-force.js';
 import { PolicyRuntime, type ReloadOutcome } from './policies/runtime.js';
-import { createForwarder } from './proxy/forward.js';
+import { createForwarder, type Forwarder, type ForwarderOptions } from './proxy/forward.js';
 import { RouteTable } from './proxy/routes.js';
 import { createRequestHandler } from './server.js';
 import { buildStore } from './store/create.js';
@@ -30,6 +30,8 @@ export interface GatewayOptions {
   watchPolicies?: boolean;
   /** How long in-flight requests may take to finish on close. */
   shutdownGraceMs?: number;
+  /** The forwarding engine; the benchmark swaps in the engines it compares. */
+  createForwarder?: (options: ForwarderOptions) => Forwarder;
 }
 
 export interface RunningGateway {
@@ -68,7 +70,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       throw error;
     },
   );
-  const forwarder = createForwarder({ maxBodyBytes: config.limits.body_size, trustedProxies: config.trusted_proxies });
+  const forwarder = (options.createForwarder ?? createForwarder)({ maxBodyBytes: config.limits.body_size, trustedProxies: config.trusted_proxies });
   const routes = new RouteTable(config.routes);
 
   const { headers_timeout, request_timeout, keep_alive_timeout } = config.limits;
