@@ -1,45 +1,38 @@
 import { availableParallelism } from 'node:os';
-import { Algorithm, hash, verify } from '@node-rs/argon2';
+import { isGatewayError } from '../errors/gateway-error.js';
+import { HashPool } from './hash-pool.js';
 
 /**
  * Passwords and client secrets are stored only as argon2id PHC strings
  * (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`): the parameters travel inside
  * the string, so raising them later leaves existing hashes verifiable.
  * Defaults are OWASP's first recommendation (19 MiB, 2 passes, 1 lane).
- * Hashing runs on libuv's thread pool and never blocks the event loop.
  */
 export const PHC_ARGON2 = /^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 
+const ARGON2ID_DEFAULTS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+
 /**
- * libuv's pool has 4 threads shared with DNS lookups and file I/O; more
- * concurrent hashes than cores only queue there, and a burst of token
- * requests would delay upstream name resolution. They queue here instead,
- * leaving at least one pool thread free.
+ * One hashing thread per core the process may run on (taskset and cgroup
+ * limits count), at most 4: more threads than cores only queue in the
+ * kernel instead of here. Nice 10 leaves the event loop ~90% of a core it
+ * shares with hashing (kernel weights 1024 vs 110); measured in
+ * bench/results (token-endpoint). 100 waiting jobs per thread is about
+ * 1.5 s of hashing: anything beyond that is refused with 503.
  */
-const MAX_CONCURRENT_HASHES = Math.max(1, Math.min(availableParallelism(), 3));
-let running = 0;
-const waiting: Array<() => void> = [];
+const threads = Math.max(1, Math.min(availableParallelism(), 4));
+const pool = new HashPool({ threads, maxWaiting: 100 * threads, niceness: 10 });
 
-async function withHashSlot<T>(task: () => Promise<T>): Promise<T> {
-  if (running < MAX_CONCURRENT_HASHES) running++;
-  else await new Promise<void>((resolve) => waiting.push(resolve)); // the finishing task hands its slot over
-  try {
-    return await task();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  }
+export async function hashSecret(secret: string): Promise<string> {
+  return (await pool.run({ op: 'hash', secret, options: ARGON2ID_DEFAULTS })) as string;
 }
 
-export function hashSecret(secret: string): Promise<string> {
-  return withHashSlot(() => hash(secret, { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }));
-}
-
+/** False for a wrong secret and for a malformed stored hash; 503 when hashing is saturated. */
 export async function verifySecret(phcHash: string, secret: string): Promise<boolean> {
   try {
-    return await withHashSlot(() => verify(phcHash, secret));
-  } catch {
+    return (await pool.run({ op: 'verify', hash: phcHash, secret })) === true;
+  } catch (error) {
+    if (isGatewayError(error)) throw error;
     // A malformed stored hash is a configuration fault (caught by `check`), never a match.
     return false;
   }

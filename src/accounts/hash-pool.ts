@@ -1,0 +1,158 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { GatewayError } from '../errors/gateway-error.js';
+
+/**
+ * Where argon2 runs: a few worker threads at a lower scheduling priority.
+ *
+ * Hashing is deliberately expensive (~15 ms of CPU). On libuv's pool it
+ * would compete with the event loop as an equal, and a burst of password
+ * grants on a busy core would take most of the CPU from protected calls,
+ * which are what a gateway is for. Linux keeps the nice value per thread,
+ * so each worker lowers only its own: the kernel then gives the event loop
+ * ~90% of a contended core, and hashing every cycle the loop leaves idle.
+ *
+ * Jobs wait in one queue. The queue is bounded: past it, a request is
+ * refused at once with 503 and Retry-After rather than waiting behind
+ * seconds of hashing until the client gives up.
+ */
+export interface HashPoolOptions {
+  /** Worker threads, i.e. hashes running at once. */
+  threads: number;
+  /** Jobs allowed to wait for a thread; beyond this a job is refused with 503. */
+  maxWaiting: number;
+  /** The nice value of the hashing threads (0 normal, 19 lowest). */
+  niceness: number;
+}
+
+export type HashJob =
+  | { readonly op: 'hash'; readonly secret: string; readonly options: { memoryCost: number; timeCost: number; parallelism: number } }
+  | { readonly op: 'verify'; readonly hash: string; readonly secret: string };
+
+type JobResult = { readonly ok: true; readonly value: string | boolean } | { readonly ok: false; readonly error: string };
+
+interface Queued {
+  readonly job: HashJob;
+  readonly resolve: (value: string | boolean) => void;
+  readonly reject: (error: Error) => void;
+}
+
+// Plain CommonJS evaluated in the thread, so the pool needs no separate file
+// to locate (the same code runs from dist/ and, under the tests, from src/).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { setPriority } = require('node:os');
+const argon2 = require(workerData.argon2);
+try { setPriority(workerData.niceness); } catch {}
+parentPort.on('message', (job) => {
+  try {
+    const value = job.op === 'hash'
+      ? argon2.hashSync(job.secret, { algorithm: argon2.Algorithm.Argon2id, ...job.options })
+      : argon2.verifySync(job.hash, job.secret);
+    parentPort.postMessage({ ok: true, value });
+  } catch (error) {
+    parentPort.postMessage({ ok: false, error: String(error && error.message || error) });
+  }
+});
+`;
+
+const ARGON2_MODULE = createRequire(import.meta.url).resolve('@node-rs/argon2');
+
+/** One thread, one job at a time. */
+class HashThread {
+  private readonly worker: Worker;
+  private current: Queued | undefined;
+
+  constructor(niceness: number, private readonly onIdle: (thread: HashThread) => void, onExit: (thread: HashThread) => void) {
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { argon2: ARGON2_MODULE, niceness } });
+    // Idle threads never keep a process (the CLI, a test run) alive.
+    this.worker.unref();
+    this.worker.on('message', (result: JobResult) => this.finish(result));
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', () => {
+      this.fail(new Error('hashing thread exited'));
+      onExit(this);
+    });
+  }
+
+  run(queued: Queued): void {
+    this.current = queued;
+    this.worker.ref();
+    this.worker.postMessage(queued.job);
+  }
+
+  terminate(): Promise<number> {
+    return this.worker.terminate();
+  }
+
+  private finish(result: JobResult): void {
+    const queued = this.current;
+    this.current = undefined;
+    this.worker.unref();
+    if (queued) {
+      if (result.ok) queued.resolve(result.value);
+      else queued.reject(new Error(result.error));
+    }
+    this.onIdle(this);
+  }
+
+  private fail(error: Error): void {
+    const queued = this.current;
+    this.current = undefined;
+    queued?.reject(error);
+  }
+}
+
+export class HashPool {
+  private readonly idle: HashThread[] = [];
+  private readonly waiting: Queued[] = [];
+  private started = 0;
+
+  constructor(private readonly options: HashPoolOptions) {}
+
+  run(job: HashJob): Promise<string | boolean> {
+    return new Promise((resolve, reject) => {
+      const queued = { job, resolve, reject };
+      const thread = this.idle.pop() ?? this.startThread();
+      if (thread) return thread.run(queued);
+      if (this.waiting.length >= this.options.maxWaiting) {
+        return reject(new GatewayError('SERVICE_UNAVAILABLE', { detail: 'password hashing saturated', headers: { 'Retry-After': '1' } }));
+      }
+      this.waiting.push(queued);
+    });
+  }
+
+  /** Stops every thread; jobs still waiting are refused. */
+  async close(): Promise<void> {
+    for (const queued of this.waiting.splice(0)) queued.reject(new Error('hash pool closed'));
+    const threads = this.idle.splice(0);
+    this.started = Number.POSITIVE_INFINITY;
+    await Promise.all(threads.map((thread) => thread.terminate()));
+  }
+
+  private startThread(): HashThread | undefined {
+    if (this.started >= this.options.threads) return undefined;
+    this.started++;
+    return new HashThread(
+      this.options.niceness,
+      (thread) => this.handOver(thread),
+      (thread) => this.forget(thread),
+    );
+  }
+
+  private handOver(thread: HashThread): void {
+    const next = this.waiting.shift();
+    if (next) thread.run(next);
+    else this.idle.push(thread);
+  }
+
+  /** A thread that died is replaced on the next job; a job waiting meanwhile gets a fresh thread now. */
+  private forget(thread: HashThread): void {
+    const index = this.idle.indexOf(thread);
+    if (index >= 0) this.idle.splice(index, 1);
+    if (!Number.isFinite(this.started)) return;
+    this.started--;
+    const next = this.waiting.shift();
+    if (next) this.startThread()?.run(next);
+  }
+}
