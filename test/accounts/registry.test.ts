@@ -57,6 +57,49 @@ describe('accounts.yaml', () => {
   });
 });
 
+describe('verified client secrets', () => {
+  async function countingRegistry(status = 'active') {
+    const hash = await hashSecret('app-secret');
+    const verified: string[] = [];
+    const registry = await AccountRegistry.fromAccounts(
+      { users: [{ username: 'u', password_hash: hash, status: 'active' }], apps: [{ client_id: 'app', client_secret_hash: hash, status, policies: [] }] },
+      (phcHash, secret) => {
+        verified.push(secret);
+        return verifySecret(phcHash, secret);
+      },
+    );
+    return { registry, verified };
+  }
+
+  it('verifies an app secret with argon2 once, then recognises it without hashing', async () => {
+    const { registry, verified } = await countingRegistry();
+    for (let i = 0; i < 3; i++) await expect(registry.authenticateApp('app', 'app-secret')).resolves.toMatchObject({ client_id: 'app' });
+    expect(verified).toEqual(['app-secret']);
+  });
+
+  it('still hashes every wrong secret, before and after a success, and never lets one through', async () => {
+    const { registry, verified } = await countingRegistry();
+    await expect(registry.authenticateApp('app', 'guess-1')).rejects.toMatchObject({ code: 'INVALID_CLIENT_CREDENTIALS' });
+    await registry.authenticateApp('app', 'app-secret');
+    await expect(registry.authenticateApp('app', 'guess-2')).rejects.toMatchObject({ code: 'INVALID_CLIENT_CREDENTIALS' });
+    await expect(registry.authenticateApp('app', 'app-secret ')).rejects.toMatchObject({ code: 'INVALID_CLIENT_CREDENTIALS' });
+    expect(verified).toEqual(['guess-1', 'app-secret', 'guess-2', 'app-secret ']);
+  });
+
+  it('never caches user passwords: each password grant pays its hash', async () => {
+    const { registry, verified } = await countingRegistry();
+    await registry.authenticateUser('u', 'app-secret');
+    await registry.authenticateUser('u', 'app-secret');
+    expect(verified).toEqual(['app-secret', 'app-secret']);
+  });
+
+  it('checks the status of a remembered app every time', async () => {
+    const { registry } = await countingRegistry('suspended');
+    await expect(registry.authenticateApp('app', 'app-secret')).rejects.toMatchObject({ code: 'CLIENT_ACCOUNT_INVALID_STATE' });
+    await expect(registry.authenticateApp('app', 'app-secret')).rejects.toMatchObject({ code: 'CLIENT_ACCOUNT_INVALID_STATE' });
+  });
+});
+
 describe('hashing concurrency', () => {
   it('serves a burst of verifications completely, queued behind the gate', async () => {
     const hash = await hashSecret('burst');
