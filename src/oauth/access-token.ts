@@ -3,6 +3,7 @@ import { errors as joseErrors, jwtVerify, SignJWT, type CryptoKey, type JWSHeade
 import { toEpochSeconds, type Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import { VerifiedTokenCache } from './verified-tokens.js';
 
 /** RFC 9068 section 2.1: the media type that tells an access token from an ID token. */
 const ACCESS_TOKEN_TYP = 'at+jwt';
@@ -32,6 +33,8 @@ export interface AccessTokenSettings {
   ttlMs: number;
   leewayMs: number;
   clock: Clock;
+  /** Verified tokens remembered until they expire (default 100,000: ~10 MB). */
+  cacheSize?: number;
 }
 
 export interface IssuedAccessToken {
@@ -45,14 +48,18 @@ export interface AccessTokenSubject {
   grantId: string;
 }
 
+const DEFAULT_CACHE_SIZE = 100_000;
+
 /** Signs and verifies access tokens (RFC 9068 JWT profile) with the key ring. */
 export class AccessTokens {
   /** Built once: Bearer validation is the hot path. */
   private readonly selectKey: (header: JWSHeaderParameters) => CryptoKey;
   private readonly issuers: string[];
   private readonly audiences: string[];
+  private readonly verified: VerifiedTokenCache;
 
   constructor(private readonly settings: AccessTokenSettings) {
+    this.verified = new VerifiedTokenCache(settings.cacheSize ?? DEFAULT_CACHE_SIZE);
     this.issuers = [...settings.acceptedIssuers];
     this.audiences = [...settings.acceptedAudiences];
     this.selectKey = (header) => {
@@ -60,6 +67,11 @@ export class AccessTokens {
       if (!key) throw new joseErrors.JWKSNoMatchingKey();
       return key.publicKey;
     };
+  }
+
+  /** Verified tokens currently remembered. */
+  get cachedCount(): number {
+    return this.verified.size;
   }
 
   get ttlSeconds(): number {
@@ -90,13 +102,17 @@ export class AccessTokens {
    * Signature with the key's own algorithm only (no `none`, no HMAC keyed with a
    * public key), `typ`, `iss`, `aud`, `exp` with leeway, and the claims every
    * token of ours carries. Any failure is ACCESS_TOKEN_INVALID with the jose
-   * code as the log detail.
+   * code as the log detail. A token verified before is answered from the
+   * cache (VerifiedTokenCache) while it is unexpired and its key published.
    */
-  async verify(token: string): Promise<AccessTokenClaims> {
+  async verify(token: string): Promise<Readonly<AccessTokenClaims>> {
     const { ring, leewayMs, clock } = this.settings;
     if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet' });
+    const nowMs = clock.now();
+    const known = this.verified.find(token, ring, nowMs);
+    if (known) return known;
     try {
-      const { payload } = await jwtVerify(token, this.selectKey, {
+      const { payload, protectedHeader } = await jwtVerify(token, this.selectKey, {
         // Each key verifies only with its own algorithm (selectVerificationKey); this list only rules out others.
         algorithms: ring.algorithms,
         typ: ACCESS_TOKEN_TYP,
@@ -104,10 +120,11 @@ export class AccessTokens {
         audience: this.audiences,
         // Seconds, fractions kept: a configured 500ms leeway is 0.5 s, not 0.
         clockTolerance: leewayMs / 1000,
-        currentDate: new Date(clock.now()),
+        currentDate: new Date(nowMs),
         requiredClaims: ['sub', 'client_id', 'iat', 'exp', 'jti', 'sid'],
       });
-      return payload as AccessTokenClaims;
+      // selectKey accepted the header, so kid and alg are strings.
+      return this.verified.remember(token, payload as AccessTokenClaims, protectedHeader as { kid: string; alg: string }, leewayMs);
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'ERR_UNKNOWN';
       throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: code, cause: error });

@@ -24,6 +24,8 @@ describe('POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009)', () => {
 
   it('revokes a refresh token and every access token issued from the same grant', async () => {
     const tokens = await issueTokens(tg.url);
+    // Verified once already (and so remembered by the verified-token cache), yet refused after the revocation.
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(200);
     expect((await revoke(tg.url, tokens.refresh_token)).status).toBe(200);
     expect((await callProtected(tg.url, tokens.access_token)).status).toBe(401);
     expect(await errorOf(await refreshGrant(tg.url, tokens.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
