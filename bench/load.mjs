@@ -1,0 +1,158 @@
+// Load-test pieces: servers pinned to a core as process groups of their own, their CPU time from /proc, and wrk.
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import os from 'node:os';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+const running = new Set();
+function killAllSync() {
+  for (const server of running) server.signal('SIGKILL');
+}
+let exitHandlersInstalled = false;
+function installExitHandlers() {
+  if (exitHandlersInstalled) return;
+  exitHandlersInstalled = true;
+  // Whatever happens to the benchmark (an exception, Ctrl-C, a kill), no server it started outlives it.
+  process.on('exit', killAllSync);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => {
+      killAllSync();
+      process.exit(128 + os.constants.signals[signal]);
+    });
+  }
+}
+
+/**
+ * Starts `command args` with its CPU affinity set to `cores` (taskset execs the command, so the pid is the
+ * server's), as the leader of a new process group: the group is the server with every worker it forks, for the CPU
+ * count and for stopping. stdout is discarded unless `stdout` names a file descriptor; stderr is kept in memory for
+ * error messages.
+ */
+export function startPinned(name, cores, command, args, { cwd, stdout = 'ignore' } = {}) {
+  installExitHandlers();
+  const child = spawn('taskset', ['-c', cores, command, ...args], { cwd, detached: true, stdio: ['ignore', stdout, 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    if (stderr.length < 20_000) stderr += chunk.toString();
+  });
+  let exited = false;
+  const exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  exit.then(() => {
+    exited = true;
+  });
+  const server = {
+    name,
+    pid: child.pid,
+    get exited() {
+      return exited;
+    },
+    get stderr() {
+      return stderr.trim();
+    },
+    exit,
+    signal(signal) {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    },
+    /** SIGTERM to the whole group, SIGKILL after `graceMs`. */
+    async stop(graceMs = 3_000) {
+      server.signal('SIGTERM');
+      await Promise.race([exit, sleep(graceMs)]);
+      server.signal('SIGKILL');
+      running.delete(server);
+    },
+  };
+  running.add(server);
+  return server;
+}
+
+/** Resolves once something accepts TCP connections on the port; rejects if the server exits first or takes too long. */
+export async function waitForPort(server, port, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (server.exited) throw new Error(`${server.name} exited before listening on ${port}: ${server.stderr || '(no output)'}`);
+    const open = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`${server.name} not listening on ${port} within ${timeoutMs} ms: ${server.stderr || '(no output)'}`);
+    await sleep(50);
+  }
+}
+
+/** User + system CPU time, in clock ticks, of every live process in the group `pgid` (all threads included). */
+export function groupCpuTicks(pgid) {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // After "pid (comm) ": state ppid pgrp ... utime is field 14 and stime 15 (1-based); comm may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) !== pgid) continue;
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
+const DURATION_UNITS = { us: 1e-3, ms: 1, s: 1_000, m: 60_000 };
+const toMs = (value, unit) => Number(value) * DURATION_UNITS[unit];
+
+/** Parses wrk's report (with --latency). */
+export function parseWrk(output) {
+  const number = (pattern) => {
+    const match = pattern.exec(output);
+    return match ? Number(match[1]) : undefined;
+  };
+  const p99 = /^\s*99(?:\.000)?%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(output);
+  const p50 = /^\s*50(?:\.000)?%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(output);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+  const result = {
+    requests: number(/(\d+) requests in /),
+    rps: number(/Requests\/sec:\s+([\d.]+)/),
+    p50Ms: p50 ? toMs(p50[1], p50[2]) : undefined,
+    p99Ms: p99 ? toMs(p99[1], p99[2]) : undefined,
+    non2xx: number(/Non-2xx or 3xx responses: (\d+)/) ?? 0,
+    socketErrors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+  };
+  if (result.requests === undefined || result.rps === undefined || result.p99Ms === undefined) {
+    throw new Error(`could not read wrk's report:\n${output}`);
+  }
+  return result;
+}
+
+/**
+ * One wrk run against `url`, wrk pinned to `cores`; the server group's CPU time is read just before and just after.
+ * Returns wrk's figures and `cpuUsPerRequest` (server CPU microseconds per completed request).
+ */
+export async function runWrk({ url, headers = {}, connections, durationS, cores, serverPgid }) {
+  const args = ['-c', cores, 'wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  args.push(url);
+  const before = serverPgid === undefined ? 0 : groupCpuTicks(serverPgid);
+  const output = await new Promise((resolve, reject) => {
+    execFile('taskset', args, { timeout: (durationS + 30) * 1000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`wrk failed: ${error.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+  const after = serverPgid === undefined ? 0 : groupCpuTicks(serverPgid);
+  const result = parseWrk(output);
+  const cpuUs = ((after - before) * 1e6) / CLOCK_TICKS_PER_SECOND;
+  return { ...result, cpuUsPerRequest: result.requests > 0 ? cpuUs / result.requests : NaN };
+}
