@@ -1,6 +1,9 @@
+import cluster from 'node:cluster';
 import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { startGateway, type RunningGateway } from '../gateway.js';
+import { createLogger } from '../log/logger.js';
+import { resolveWorkerCount, superviseWorkers } from './cluster.js';
 import { EXIT, type CommandIo } from './io.js';
 
 export interface ServeOptions {
@@ -8,11 +11,20 @@ export interface ServeOptions {
   port?: number;
 }
 
-/** Starts the gateway and stops it gracefully on SIGTERM or SIGINT. Returns once it is listening. */
+/**
+ * Starts the gateway and stops it gracefully on SIGTERM or SIGINT. Returns
+ * once it is listening; with `workers` above one, this process supervises
+ * the workers instead and returns their exit code when they have stopped.
+ */
 export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number | RunningGateway> {
   let gateway: RunningGateway;
   try {
     const config = await loadGatewayConfig(options.configFile, { port: options.port });
+    const workers = resolveWorkerCount(config.workers);
+    if (workers > 1 && cluster.isPrimary) {
+      const serveArgs = ['--config', options.configFile, ...(options.port === undefined ? [] : ['--port', String(options.port)])];
+      return await superviseWorkers(workers, serveArgs, createLogger(config.log.level));
+    }
     gateway = await startGateway({ config });
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -47,6 +47,10 @@ export const gatewayConfigSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(DEFAULTS.listen.port),
     })
     .prefault({}),
+  workers: z
+    .union([z.literal('auto'), z.number().int().min(1).max(256)])
+    .default(1)
+    .describe('Gateway processes sharing the port (node:cluster): a number, or auto for one per core. More than one needs store: redis.'),
   issuer: httpUrl.optional().describe('Public base URL of this deployment; default http://<listen.host>:<listen.port>.'),
   environment: z
     .string()
@@ -122,6 +126,14 @@ export const gatewayConfigSchema = z.strictObject({
       code: 'custom',
       path: ['environment'],
       message: `is required with a Redis store (${describeStore(config.store)}), so that environments sharing it never see each other's tokens`,
+    });
+  }
+  if (config.store.kind === 'memory' && config.workers !== 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['workers'],
+      message:
+        'more than one worker needs a shared store (store: redis): with the in-memory store each worker would keep its own refresh tokens, revocations and keys, so a token issued by one would be refused by the next',
     });
   }
   if (config.limits.headers_timeout > config.limits.request_timeout) {

@@ -12,7 +12,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return pino(
     {
       level,
-      base: { service: 'token-gateway' },
+      // pid tells the lines of `workers: N` processes apart.
+      base: { service: 'token-gateway', pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
         paths: [

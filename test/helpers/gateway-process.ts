@@ -63,6 +63,19 @@ export class GatewayProcess {
     return new GatewayProcess(child, url, dir, lines);
   }
 
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  signal(name: NodeJS.Signals): void {
+    this.child.kill(name);
+  }
+
+  /** Resolves with the exit code once the process has exited. */
+  get exit(): Promise<number | null> {
+    return this.exited;
+  }
+
   get alive(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }

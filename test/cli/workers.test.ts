@@ -1,0 +1,126 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, formatIssue } from '../../src/config/errors.js';
+import { loadGatewayConfig } from '../../src/config/load.js';
+import { GatewayProcess } from '../helpers/gateway-process.js';
+import { issueTokens, revoke } from '../helpers/gateway.js';
+import { RedisServer } from '../helpers/redis-server.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+/** Live child processes of `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(fields[1]) === pid && fields[0] !== 'Z';
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+async function eventually<T>(probe: () => T | Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: last ${JSON.stringify(value)}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+/** A protected call on a connection of its own, so that the cluster hands it to the next worker. */
+function callOnNewConnection(url: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/business/score/v2/directors`, { agent: false, headers: { authorization: `Bearer ${token}`, connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('workers', () => {
+  it('refuses more than one worker with the in-memory store, and says why', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'token-gateway-workers-'));
+    try {
+      for (const workers of ['2', 'auto']) {
+        await writeFile(join(dir, 'gateway.yaml'), `store: memory\nworkers: ${workers}\n`);
+        const error = await loadGatewayConfig(join(dir, 'gateway.yaml')).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ConfigError);
+        expect((error as ConfigError).issues.map(formatIssue).join('\n')).toMatch(/gateway\.yaml:2: workers: more than one worker needs a shared store \(store: redis\)/);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe('two workers on one Redis', () => {
+    let redis: RedisServer;
+    let upstream: TestUpstream;
+    let gateway: GatewayProcess;
+    beforeAll(async () => {
+      redis = await RedisServer.start();
+      upstream = await startUpstream();
+      gateway = await GatewayProcess.start({
+        workers: 2,
+        environment: 'workers',
+        store: { redis: { url: `redis://127.0.0.1:${redis.port}` } },
+        routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
+      });
+      await gateway.ready();
+    });
+    afterAll(async () => {
+      await gateway?.stop();
+      await upstream?.close();
+      await redis?.stop();
+    });
+
+    it('share one port and act as one gateway: tokens and revocations hold in both', async () => {
+      expect(childrenOf(gateway.pid)).toHaveLength(2);
+      const tokens = await issueTokens(gateway.url);
+      const statuses = await Promise.all(Array.from({ length: 8 }, () => callOnNewConnection(gateway.url, tokens.access_token)));
+      expect(statuses).toEqual(Array(8).fill(200));
+      expect((await revoke(gateway.url, tokens.access_token)).status).toBe(200);
+      const after = await Promise.all(Array.from({ length: 8 }, () => callOnNewConnection(gateway.url, tokens.access_token)));
+      expect(after).toEqual(Array(8).fill(401));
+      // Both workers answered: their access lines carry two different pids.
+      const answeredBy = new Set(gateway.lines.filter((line) => line.msg === 'request' && line.route === '/business/score/v2/').map((line) => line.pid));
+      expect(answeredBy.size).toBe(2);
+    });
+
+    it('passes SIGHUP on to every worker', async () => {
+      gateway.signal('SIGHUP');
+      const reloads = await eventually(
+        () => new Set(gateway.lines.filter((line) => line.msg === 'policies reloaded' && line.reason === 'SIGHUP').map((line) => line.pid)),
+        (pids) => pids.size === 2,
+        'both workers reloaded',
+      );
+      expect(reloads.size).toBe(2);
+    });
+
+    it('replaces a worker that dies, then stops every worker on SIGTERM', async () => {
+      const [victim, survivor] = childrenOf(gateway.pid) as [number, number];
+      process.kill(victim, 'SIGKILL');
+      const replaced = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker');
+      expect(replaced).toContain(survivor);
+      await gateway.ready();
+      const tokens = await issueTokens(gateway.url);
+      expect(await callOnNewConnection(gateway.url, tokens.access_token)).toBe(200);
+
+      const workers = childrenOf(gateway.pid);
+      gateway.signal('SIGTERM');
+      expect(await gateway.exit).toBe(0);
+      for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+    });
+  });
+});
