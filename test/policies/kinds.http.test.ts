@@ -14,6 +14,7 @@ const POLICIES = {
     { name: 'json-guard', kind: 'json-threat', max_depth: 3, max_array_elements: 4, max_string_length: 10, max_body_size: '1kb' },
     { name: 'ten-per-second', kind: 'spike-arrest', rate: '10ps', identifier: 'client_id' },
     { name: 'bursty', kind: 'spike-arrest', rate: '60pm', burst: 2, identifier: 'header', header: 'X-Partner' },
+    { name: 'two-per-ms', kind: 'spike-arrest', rate: '2000ps', identifier: 'client_id' },
   ],
 };
 
@@ -45,6 +46,7 @@ describe('policies over HTTP', () => {
           { path: '/json', upstream, policies: ['json-guard', 'injection-guard'] },
           { path: '/spike', upstream, policies: ['ten-per-second'] },
           { path: '/burst', upstream, policies: ['bursty'] },
+          { path: '/fast', upstream, policies: ['two-per-ms'] },
         ],
       }),
     });
@@ -138,6 +140,17 @@ describe('policies over HTTP', () => {
       for (let i = 0; i < 5; i++) expect((await call('/spike/x')).status).toBe(401);
       clock.advance(100);
       expect((await call('/spike/x')).status).toBe(200);
+    });
+
+    it('admits rate / 1000 per millisecond above 1000ps, where a window cannot be shorter than the clock step', async () => {
+      clock.advance(1_000 - (clock.now() % 1_000));
+      expect((await call('/fast/x')).status).toBe(200);
+      expect((await call('/fast/x')).status).toBe(200);
+      expect((await call('/fast/x')).status).toBe(401);
+      clock.advance(1);
+      expect((await call('/fast/x')).status).toBe(200);
+      expect((await call('/fast/x')).status).toBe(200);
+      expect((await call('/fast/x')).status).toBe(401);
     });
 
     it('counts each caller apart and spends a burst allowance only when the window is taken', async () => {

@@ -10,6 +10,10 @@ import { spikeArrestSchema, type SpikeArrestSettings } from './schema.js';
  * minute's allowance in its first second. `burst` adds a second allowance per
  * unit, spent only when a request finds its window taken.
  *
+ * The clock counts milliseconds, so a window is never shorter than one:
+ * above one request per millisecond (1000ps), each 1 ms window admits
+ * rate / 1000 requests (the schema accepts only whole multiples there).
+ *
  * Windows are numbered from the injected clock and each is its own counter
  * key (rate-limiter-flexible on the gateway's store: Redis when configured,
  * with an in-memory insurance limiter while Redis is away). Counting a
@@ -21,8 +25,10 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
   schema: spikeArrestSchema,
   compile(settings, { clock, rateLimiter }) {
     const { count, unitMs, text } = settings.rate;
-    const windowMs = unitMs / count;
-    const windows = rateLimiter({ name: `spike:${settings.name}:${text}`, points: 1, durationSeconds: Math.max(1, Math.ceil(windowMs / 1000)) });
+    const windowsPerUnit = Math.min(count, unitMs);
+    const windowMs = unitMs / windowsPerUnit;
+    const perWindow = count / windowsPerUnit;
+    const windows = rateLimiter({ name: `spike:${settings.name}:${text}`, points: perWindow, durationSeconds: Math.max(1, Math.ceil(windowMs / 1000)) });
     const bursts =
       settings.burst > 0
         ? rateLimiter({ name: `spike-burst:${settings.name}:${text}:${settings.burst}`, points: settings.burst, durationSeconds: unitMs / 1000 })
@@ -33,10 +39,10 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
       const now = clock.now();
       // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
       const unit = Math.floor(now / unitMs);
-      const slot = Math.floor(((now - unit * unitMs) * count) / unitMs);
+      const slot = Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
       if (await admits(windows, `${caller}:${unit}.${slot}`)) return undefined;
       if (bursts && (await admits(bursts, `${caller}:${unit}`))) return undefined;
-      const nextWindowAt = unit * unitMs + Math.ceil(((slot + 1) * unitMs) / count);
+      const nextWindowAt = unit * unitMs + Math.ceil(((slot + 1) * unitMs) / windowsPerUnit);
       return arrested(settings, Math.max(1, Math.ceil((nextWindowAt - now) / 1000)));
     };
   },

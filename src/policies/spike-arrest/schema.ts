@@ -21,7 +21,14 @@ const rate = z.string().transform((text, ctx): Rate => {
     return z.NEVER;
   }
   const unit = match[2] as keyof typeof UNITS;
-  return { count: Number(match[1]), unit, unitMs: UNITS[unit], text: text.trim() };
+  const count = Number(match[1]);
+  // Windows are whole milliseconds: above one request per ms, each admits count / unitMs, which must be whole.
+  if (count > UNITS[unit] && count % UNITS[unit] !== 0) {
+    const step = unit === 'ps' ? '1000ps' : '60000pm';
+    ctx.addIssue({ code: 'custom', message: `above ${step} (one request per millisecond) a rate must be a whole multiple of ${step}, got "${text}"` });
+    return z.NEVER;
+  }
+  return { count, unit, unitMs: UNITS[unit], text: text.trim() };
 });
 
 export const spikeArrestSchema = z
