@@ -110,6 +110,20 @@ export function groupCpuTicks(pgid) {
   return ticks;
 }
 
+/**
+ * Clock ticks of one core from /proc/stat: `total`, and `busy` (everything but idle and iowait: user, system,
+ * interrupts, and steal time taken by the hypervisor).
+ */
+export function coreTicks(core) {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`cpu${core} `));
+  if (!line) return { total: NaN, busy: NaN };
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  const busy = user + nice + system + irq + softirq + (steal ?? 0);
+  return { total: busy + idle + iowait, busy };
+}
+
 const DURATION_UNITS = { us: 1e-3, ms: 1, s: 1_000, m: 60_000 };
 const toMs = (value, unit) => Number(value) * DURATION_UNITS[unit];
 
@@ -137,14 +151,17 @@ export function parseWrk(output) {
 }
 
 /**
- * One wrk run against `url`, wrk pinned to `cores`; the server group's CPU time is read just before and just after.
- * Returns wrk's figures and `cpuUsPerRequest` (server CPU microseconds per completed request).
+ * One wrk run against `url`, wrk pinned to `cores`; the server group's CPU time, and the ticks of the core it is
+ * pinned to (`serverCore`), are read just before and just after. Returns wrk's figures, `cpuUsPerRequest` (server
+ * CPU microseconds per completed request), and the shares of the server's core that the server (`serverShare`)
+ * and everything else (`othersShare`: other processes, interrupts, steal) used meanwhile.
  */
-export async function runWrk({ url, headers = {}, connections, durationS, cores, serverPgid }) {
+export async function runWrk({ url, headers = {}, connections, durationS, cores, serverPgid, serverCore }) {
   const args = ['-c', cores, 'wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   args.push(url);
   const before = serverPgid === undefined ? 0 : groupCpuTicks(serverPgid);
+  const coreBefore = coreTicks(serverCore);
   const output = await new Promise((resolve, reject) => {
     execFile('taskset', args, { timeout: (durationS + 30) * 1000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`wrk failed: ${error.message}\n${stderr}`));
@@ -152,7 +169,14 @@ export async function runWrk({ url, headers = {}, connections, durationS, cores,
     });
   });
   const after = serverPgid === undefined ? 0 : groupCpuTicks(serverPgid);
+  const coreAfter = coreTicks(serverCore);
   const result = parseWrk(output);
-  const cpuUs = ((after - before) * 1e6) / CLOCK_TICKS_PER_SECOND;
-  return { ...result, cpuUsPerRequest: result.requests > 0 ? cpuUs / result.requests : NaN };
+  const serverTicks = after - before;
+  const coreTotal = coreAfter.total - coreBefore.total;
+  return {
+    ...result,
+    cpuUsPerRequest: result.requests > 0 ? (serverTicks * 1e6) / CLOCK_TICKS_PER_SECOND / result.requests : NaN,
+    serverShare: serverTicks / coreTotal,
+    othersShare: Math.max(0, coreAfter.busy - coreBefore.busy - serverTicks) / coreTotal,
+  };
 }

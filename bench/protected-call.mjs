@@ -290,6 +290,7 @@ export async function protectedCall() {
         durationS,
         cores: CLIENT_CORE,
         serverPgid: config.server.pid,
+        serverCore: SERVER_CORE,
       });
 
     progress(`${measured.length} configurations; warm-up ${WARMUP_S} s each, then ${PASSES} passes x ${RUNS} run(s) x ${DURATION_S} s`);
@@ -302,7 +303,7 @@ export async function protectedCall() {
           if (config.server.exited) throw new Error(`${config.id} exited during the benchmark: ${config.server.stderr}`);
           const result = await drive(config, DURATION_S);
           (config.results ??= []).push({ pass, ...result });
-          progress(`pass ${pass + 1}/${PASSES} ${config.id}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, ${result.cpuUsPerRequest.toFixed(1)} µs CPU/req${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`);
+          progress(`pass ${pass + 1}/${PASSES} ${config.id}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, ${result.cpuUsPerRequest.toFixed(1)} µs CPU/req, core ${SERVER_CORE} ${Math.round(result.serverShare * 100)}% server + ${Math.round(result.othersShare * 100)}% others${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`);
         }
       }
     }
@@ -329,6 +330,8 @@ function summarize(config) {
     p50Ms: median(results.map((r) => r.p50Ms)),
     p99Ms: median(results.map((r) => r.p99Ms)),
     cpuUs: median(results.map((r) => r.cpuUsPerRequest)),
+    serverShare: median(results.map((r) => r.serverShare)),
+    othersShare: median(results.map((r) => r.othersShare)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
     socketErrors: results.reduce((sum, r) => sum + r.socketErrors, 0),
     passRps: new Map([...perPass].map(([pass, list]) => [pass, median(list.map((r) => r.rps))])),
@@ -349,15 +352,19 @@ function report({ configs, notRun, versions, elapsedS }) {
   const f0 = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
   const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
   const f2 = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+  const pct = (n) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '-');
+  const others = median(configs.flatMap((config) => (config.results ?? []).map((r) => r.othersShare)));
+  const sharedCore = others > 0.1 ? others : undefined;
 
   const rows = configs.map(({ id, label, authenticates, problem }) => {
     const { summary } = byId.get(id);
-    if (problem) return `| ${label} | ${authenticates ? 'yes' : 'no'} | **not measured: ${problem}** | | | | | | |`;
+    if (problem) return `| ${label} | ${authenticates ? 'yes' : 'no'} | **not measured: ${problem}** | | | | | | | |`;
     const vsGateway = gateway && gateway.summary.runs > 0 && id !== GATEWAY ? ratio(byId.get(id).summary, gateway.summary).median : NaN;
     const flags = summary.non2xx || summary.socketErrors ? `**${summary.non2xx} / ${summary.socketErrors} (INVALID)**` : '0 / 0';
-    return `| ${label} | ${authenticates ? 'yes' : 'no'} | ${f0(summary.rps)} | ${f0(summary.rpsMin)}-${f0(summary.rpsMax)} | ${f2(summary.p50Ms)} | ${f2(summary.p99Ms)} | ${f1(summary.cpuUs)} | ${flags} | ${id === GATEWAY ? '1.00' : f2(vsGateway)} |`;
+    const core = `${pct(summary.serverShare)} / ${pct(summary.othersShare)}`;
+    return `| ${label} | ${authenticates ? 'yes' : 'no'} | ${f0(summary.rps)} | ${f0(summary.rpsMin)}-${f0(summary.rpsMax)} | ${f2(summary.p50Ms)} | ${f2(summary.p99Ms)} | ${f1(summary.cpuUs)} | ${core} | ${flags} | ${id === GATEWAY ? '1.00' : f2(vsGateway)} |`;
   });
-  for (const { label, reason } of notRun) rows.push(`| ${label} | yes | **not run: ${reason}** | | | | | | |`);
+  for (const { label, reason } of notRun) rows.push(`| ${label} | yes | **not run: ${reason}** | | | | | | | |`);
 
   const goalRows = GOALS.map(({ peer, atLeast }) => {
     const other = byId.get(peer);
@@ -389,9 +396,13 @@ function report({ configs, notRun, versions, elapsedS }) {
     '(never refusing here), then the Bearer and revocation checks. CPU µs/req: user + system time of the server\'s process group (all its processes and',
     'threads, from /proc) over the run, divided by the requests wrk completed. "÷ gateway" is this row\'s req/s over the',
     'gateway full pipeline\'s, pass by pass, median over the passes.',
+    `"core ${SERVER_CORE}: server / others": the share of the server's core that the server used during its runs, and the share`,
+    'everything else used (other processes, interrupts, hypervisor steal): a server that is not near 100% was waiting on',
+    'something (the client side, the upstream), and a large "others" means the machine was not quiet.',
+    ...(sharedCore ? ['', `**The machine was not quiet**: in the median run, something other than the server used ${pct(sharedCore)} of core ${SERVER_CORE}. Figures and ratios are disturbed; run again on a quiet machine.`] : []),
     '',
-    '| configuration | auth | req/s | req/s range | p50 ms | p99 ms | CPU µs/req | non-2xx / socket errors | ÷ gateway |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    `| configuration | auth | req/s | req/s range | p50 ms | p99 ms | CPU µs/req | core ${SERVER_CORE}: server / others | non-2xx / socket errors | ÷ gateway |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     '## Goals (gateway full pipeline, engine `default`)',
