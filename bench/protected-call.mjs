@@ -43,6 +43,8 @@ const GOALS = [
   { peer: 'undici', atLeast: 0.8 },
 ];
 const GATEWAY = 'gateway-full';
+/** A run in which other work took more than this share of the server's core is reported as disturbed. */
+const DISTURBED = 0.1;
 
 const progress = (line) => process.stderr.write(`[protected-call] ${line}\n`);
 const median = (values) => {
@@ -353,8 +355,10 @@ function report({ configs, notRun, versions, elapsedS }) {
   const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
   const f2 = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
   const pct = (n) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '-');
-  const others = median(configs.flatMap((config) => (config.results ?? []).map((r) => r.othersShare)));
-  const sharedCore = others > 0.1 ? others : undefined;
+  const disturbed = configs.flatMap((config) =>
+    (config.results ?? []).filter((r) => r.othersShare > DISTURBED).map((r) => `${config.id} pass ${r.pass + 1} (${pct(r.othersShare)})`),
+  );
+  const runCount = configs.reduce((sum, config) => sum + (config.results?.length ?? 0), 0);
 
   const rows = configs.map(({ id, label, authenticates, problem }) => {
     const { summary } = byId.get(id);
@@ -399,7 +403,9 @@ function report({ configs, notRun, versions, elapsedS }) {
     `"core ${SERVER_CORE}: server / others": the share of the server's core that the server used during its runs, and the share`,
     'everything else used (other processes, interrupts, hypervisor steal): a server that is not near 100% was waiting on',
     'something (the client side, the upstream), and a large "others" means the machine was not quiet.',
-    ...(sharedCore ? ['', `**The machine was not quiet**: in the median run, something other than the server used ${pct(sharedCore)} of core ${SERVER_CORE}. Figures and ratios are disturbed; run again on a quiet machine.`] : []),
+    ...(disturbed.length
+      ? ['', `**The machine was not quiet**: in ${disturbed.length} of ${runCount} runs, other work took more than ${pct(DISTURBED)} of core ${SERVER_CORE}: ${disturbed.join(', ')}. Those figures are low, and so is any ratio taken in their pass.`]
+      : []),
     '',
     `| configuration | auth | req/s | req/s range | p50 ms | p99 ms | CPU µs/req | core ${SERVER_CORE}: server / others | non-2xx / socket errors | ÷ gateway |`,
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
