@@ -1,17 +1,16 @@
-import { Agent as HttpAgent, type ClientRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import { Readable, Transform } from 'node:stream';
-import { createProxyServer } from 'http-proxy-3';
+import type { IncomingMessage } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AddressRanges } from '../http/address-range.js';
-import { isTrustedPeer } from '../http/client-address.js';
 import type { Exchange } from '../http/exchange.js';
 import type { CompiledRoute } from './routes.js';
+import { createUndiciForwarder } from './undici-forwarder.js';
 
 /**
- * Forwarding, in a module of its own because the performance work measures
- * engines (http-proxy, http-proxy-3, undici) and may swap this one. The rest
- * of the gateway sees only `forward`.
+ * Forwarding, behind one interface because the performance work measured
+ * engines (http-proxy, http-proxy-3, undici: bench/engines/) and kept undici.
+ * The rest of the gateway sees only `forward`; what every engine must do the
+ * same way (X-Forwarded-*, which body goes upstream) is here, shared.
  */
 export interface Forwarder {
   /**
@@ -30,87 +29,15 @@ export interface ForwarderOptions {
   trustedProxies: AddressRanges;
 }
 
-/** What the proxy's events need to know about one request in flight. */
-interface InFlight {
-  readonly idleTimeoutMs: number;
-  readonly fail: (error: GatewayError) => void;
-  readonly responseStarted: () => void;
-  settled: boolean;
-  upstreamRequest?: ClientRequest;
-}
-
-// Keep-alive pools: a new TCP connection per request would cost more than the proxying itself.
-const agentOptions = { keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' as const };
-
-const timeoutError = (ms: number) => new GatewayError('UPSTREAM_TIMEOUT', { detail: `no answer within ${ms}ms` });
-
+/** The engine the gateway ships with. */
 export function createForwarder(options: ForwarderOptions): Forwarder {
-  const httpAgent = new HttpAgent(agentOptions);
-  const httpsAgent = new HttpsAgent(agentOptions);
-  const inFlight = new WeakMap<IncomingMessage, InFlight>();
-  // X-Forwarded-* are written by setForwardedHeaders, not appended by the library (see there).
-  const proxy = createProxyServer({ xfwd: false, changeOrigin: true });
-
-  proxy.on('proxyReq', (upstreamRequest, req) => {
-    const state = inFlight.get(req);
-    if (!state) return;
-    if (state.settled) {
-      upstreamRequest.destroy();
-      return;
-    }
-    state.upstreamRequest = upstreamRequest;
-    // Idle time on the upstream socket, including mid-body stalls after the headers.
-    upstreamRequest.setTimeout(state.idleTimeoutMs, () => state.fail(timeoutError(state.idleTimeoutMs)));
-  });
-
-  proxy.on('proxyRes', (upstreamResponse, req) => {
-    const state = inFlight.get(req);
-    state?.responseStarted();
-    upstreamResponse.on('error', () => {}); // reported through 'close' below
-    // pipe() does not pass on a premature end: an upstream that dies mid-body
-    // would leave the client waiting forever. Failing here cuts the client's
-    // connection, so it sees a truncated response instead of a hang.
-    upstreamResponse.once('close', () => {
-      if (!upstreamResponse.complete) state?.fail(new GatewayError('UPSTREAM_UNAVAILABLE', { detail: 'upstream closed mid-response' }));
-    });
-  });
-  // The client hung up: nothing to answer, the library has destroyed the upstream request.
-  proxy.on('econnreset', () => {});
-
-  return {
-    forward(exchange, route) {
-      const { req, res } = exchange;
-      return new Promise<void>((resolve, reject) => {
-        // Covers everything before the response headers: waiting for a pooled
-        // socket, connecting, sending the body, and the upstream's thinking.
-        const deadline = setTimeout(() => state.fail(timeoutError(route.timeoutMs)), route.timeoutMs);
-        const settle = (error?: GatewayError) => {
-          if (state.settled) return;
-          state.settled = true;
-          clearTimeout(deadline);
-          if (!error) return resolve();
-          state.upstreamRequest?.destroy();
-          reject(error);
-        };
-        const state: InFlight = { idleTimeoutMs: route.timeoutMs, fail: settle, responseStarted: () => clearTimeout(deadline), settled: false };
-        inFlight.set(req, state);
-        res.once('close', () => settle());
-
-        setForwardedHeaders(exchange, isTrustedPeer(req, options.trustedProxies));
-        const body = bodyToForward(exchange, options.maxBodyBytes, settle);
-        const agent = route.upstream.protocol === 'https:' ? httpsAgent : httpAgent;
-        proxy.web(req, res, { target: route.upstream, agent, ...(body ? { buffer: body } : {}) }, (error) => {
-          settle(new GatewayError('UPSTREAM_UNAVAILABLE', { detail: (error as NodeJS.ErrnoException).code ?? error.message }));
-        });
-      });
-    },
-    close() {
-      httpAgent.destroy();
-      httpsAgent.destroy();
-      proxy.close();
-    },
-  };
+  return createUndiciForwarder(options);
 }
+
+export const upstreamTimeout = (ms: number, what = 'no answer'): GatewayError =>
+  new GatewayError('UPSTREAM_TIMEOUT', { detail: `${what} within ${ms}ms` });
+
+export const upstreamUnavailable = (detail: string): GatewayError => new GatewayError('UPSTREAM_UNAVAILABLE', { detail });
 
 /**
  * X-Forwarded-For gets the client's address appended (readers take it right
@@ -120,7 +47,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder {
  * describe the client's side of the load balancer. Expect is dropped: Node
  * has already answered `100 Continue` to the client.
  */
-function setForwardedHeaders({ req, requestId }: Exchange, fromTrustedProxy: boolean): void {
+export function setForwardedHeaders({ req, requestId }: Exchange, fromTrustedProxy: boolean): void {
   const headers = req.headers;
   const clientAddress = req.socket.remoteAddress ?? '';
   const prior = headers['x-forwarded-for'];
@@ -136,19 +63,19 @@ function setForwardedHeaders({ req, requestId }: Exchange, fromTrustedProxy: boo
 
 /**
  * A body a policy already read goes from its copy; a chunked one streams
- * through the size limit; one with a Content-Length (checked before) streams
- * as it is.
+ * through the size limit; undefined means the request itself, as it is: a
+ * Content-Length body (checked before) or none at all.
  */
-function bodyToForward(exchange: Exchange, limit: number, fail: (error: GatewayError) => void): Readable | undefined {
+export function bodyToForward(exchange: Exchange, limit: number, fail: (error: GatewayError) => void): Buffer | Readable | undefined {
   const buffered = exchange.body.contents;
-  if (buffered) return Readable.from([buffered]);
+  if (buffered) return buffered;
   return isChunked(exchange.req) ? limitBody(exchange, limit, fail) : undefined;
 }
 
-const isChunked = (req: IncomingMessage): boolean => req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined;
+export const isChunked = (req: IncomingMessage): boolean => req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined;
 
 /** Passes the body through, and stops it the moment it grows past `limit`. */
-function limitBody({ req, res }: Exchange, limit: number, fail: (error: GatewayError) => void): Transform {
+export function limitBody({ req, res }: Exchange, limit: number, fail: (error: GatewayError) => void): Transform {
   let size = 0;
   const limiter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {

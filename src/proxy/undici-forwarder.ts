@@ -1,0 +1,264 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { PassThrough, type Readable } from 'node:stream';
+import { Pool, type Dispatcher } from 'undici';
+import type { GatewayError } from '../errors/gateway-error.js';
+import { isTrustedPeer } from '../http/client-address.js';
+import type { Exchange } from '../http/exchange.js';
+import { bodyToForward, setForwardedHeaders, upstreamTimeout, upstreamUnavailable, type Forwarder, type ForwarderOptions } from './forward.js';
+import type { CompiledRoute } from './routes.js';
+
+/*
+ * The forwarding engine: one undici Pool per upstream origin, and a dispatch
+ * handler that writes the upstream's response straight into the client's
+ * ServerResponse. No IncomingMessage, no pipe() and no stream in between is
+ * what makes it cost about half the CPU of http-proxy over node's http client
+ * (bench/engines/ keeps those engines for comparison).
+ */
+
+/** What tests (and the benchmark) may change about the pools. */
+export interface UndiciForwarderTuning {
+  /** Connections per upstream origin; past this, requests wait in the pool's queue (the route's timeout runs meanwhile). */
+  connections?: number;
+}
+
+const POOL_DEFAULTS = {
+  // Enough for a busy upstream without letting one gateway open thousands of sockets to it.
+  connections: 128,
+  // One request at a time per connection: a slow response must not hold up the ones queued behind it.
+  pipelining: 1,
+  // Idle connections are closed after 4s unless the upstream's Keep-Alive hint says otherwise: under node's 5s
+  // server default, so we normally close first rather than send on a socket the upstream is closing.
+  keepAliveTimeout: 4_000,
+  // An upstream's Keep-Alive hint cannot keep an idle socket longer than this.
+  keepAliveMaxTimeout: 60_000,
+  // Bounded so that requests queued behind an unreachable host fail (504) instead of waiting for the kernel's SYN retries.
+  connectTimeout: 10_000,
+} as const;
+
+/** Not forwarded in either direction (RFC 9110 7.6.1), nor any header a Connection header names. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** The pool and request line parts of one route, worked out on its first request. */
+interface Target {
+  readonly pool: Pool;
+  /** changeOrigin: the upstream's host, not the client's. */
+  readonly host: string;
+  /** A route's upstream may have a base path, prepended to the client's path (as http-proxy did). */
+  readonly basePath: string;
+}
+
+export function createUndiciForwarder(options: ForwarderOptions, tuning: UndiciForwarderTuning = {}): Forwarder {
+  const pools = new Map<string, Pool>();
+  const targets = new WeakMap<CompiledRoute, Target>();
+  const poolOptions = { ...POOL_DEFAULTS, ...tuning };
+
+  const targetOf = (route: CompiledRoute): Target => {
+    let target = targets.get(route);
+    if (target) return target;
+    const { origin, host, pathname } = route.upstream;
+    let pool = pools.get(origin);
+    if (!pool) pools.set(origin, (pool = new Pool(origin, poolOptions)));
+    target = { pool, host, basePath: pathname === '/' ? '' : pathname };
+    targets.set(route, target);
+    return target;
+  };
+
+  return {
+    forward(exchange, route) {
+      return new Promise<void>((resolve, reject) => {
+        const { req, res } = exchange;
+        // The client hung up during the earlier phases: nothing to ask the upstream.
+        if (res.destroyed) return resolve();
+        const call = new UpstreamCall(exchange, route.timeoutMs, resolve, reject);
+        setForwardedHeaders(exchange, isTrustedPeer(req, options.trustedProxies));
+        const target = targetOf(route);
+        target.pool.dispatch(
+          {
+            method: req.method ?? 'GET',
+            path: target.basePath + (req.url ?? '/'),
+            headers: upstreamRequestHeaders(req.headers, target.host),
+            body: requestBody(exchange, options.maxBodyBytes, call.fail),
+            headersTimeout: route.timeoutMs,
+            // Idle time between body chunks: an upstream that stalls mid-body.
+            bodyTimeout: route.timeoutMs,
+          },
+          call,
+        );
+      });
+    },
+    close() {
+      for (const pool of pools.values()) pool.destroy().catch(() => {});
+      pools.clear();
+    },
+  };
+}
+
+/** The reason given to undici when we drop a request (never shown: settled calls ignore undici's report). */
+const dropped = new Error('forwarding settled');
+
+/**
+ * One forwarded request, as undici's dispatch handler. It settles exactly
+ * once: resolved when the client's response closes (complete or not),
+ * rejected on the first failure; settling drops the upstream request if it is
+ * still running, which frees its pooled connection.
+ */
+class UpstreamCall implements Dispatcher.DispatchHandler {
+  private controller?: Dispatcher.DispatchController;
+  private settled = false;
+  private readonly deadline: NodeJS.Timeout;
+  /** Armed while the client's socket is full; one timer per call, restarted at each pause. */
+  private stall?: NodeJS.Timeout;
+  private waitingForClient = false;
+  private readonly res: ServerResponse;
+
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly timeoutMs: number,
+    private readonly resolve: () => void,
+    private readonly reject: (error: GatewayError) => void,
+  ) {
+    this.res = exchange.res;
+    // Covers everything before the response headers: waiting for a pooled
+    // connection, connecting, sending the body, and the upstream's thinking
+    // (undici's headersTimeout covers only the last two).
+    this.deadline = setTimeout(this.onDeadline, timeoutMs);
+    this.res.once('close', this.settle);
+  }
+
+  readonly fail = (error: GatewayError): void => this.settle(error);
+
+  // Errors are made only when needed: capturing a stack on every request costs more than the timer.
+  private readonly onDeadline = (): void => this.settle(upstreamTimeout(this.timeoutMs));
+  private readonly onStall = (): void => {
+    if (this.waitingForClient) this.settle(upstreamTimeout(this.timeoutMs, 'client read nothing'));
+  };
+
+  private readonly settle = (error?: GatewayError): void => {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    clearTimeout(this.stall);
+    // A no-op once undici has completed or failed the request; otherwise it
+    // destroys the upstream connection, the only way to stop a response midway.
+    this.controller?.abort(dropped);
+    if (error) this.reject(error);
+    else this.resolve();
+  };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // Settled while waiting in the pool's queue (timeout, client gone): do not send it at all.
+    if (this.settled) controller.abort(dropped);
+    else this.controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
+    clearTimeout(this.deadline);
+    if (this.settled) return;
+    try {
+      writeResponseHead(this.res, statusCode, statusMessage, headers);
+    } catch (error) {
+      discardResponseHeaders(this.exchange);
+      this.fail(upstreamUnavailable(`unusable response head: ${(error as NodeJS.ErrnoException).code ?? 'invalid'}`));
+    }
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled || this.res.write(chunk)) return;
+    // The client reads slower than the upstream sends: stop reading the
+    // upstream socket until it catches up, so TCP backpressure reaches the
+    // upstream instead of the response piling up in our memory.
+    controller.pause();
+    this.res.once('drain', this.onDrain);
+    // A client that stops reading would hold a pooled connection for ever
+    // (undici's bodyTimeout does not run while paused): give it the idle time
+    // the upstream gets. http-proxy's socket timeout did the same.
+    this.waitingForClient = true;
+    if (this.stall) this.stall.refresh();
+    else this.stall = setTimeout(this.onStall, this.timeoutMs);
+  }
+
+  // Not clearTimeout: a cleared timer cannot be refreshed, and a stale expiry is ignored anyway.
+  private readonly onDrain = (): void => {
+    this.waitingForClient = false;
+    this.controller?.resume();
+  };
+
+  onResponseEnd(): void {
+    // Trailers are dropped, as http-proxy's pipe() did. `settle` follows on the response's 'close'.
+    if (!this.settled) this.res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.fail(gatewayErrorOf(error, this.timeoutMs));
+  }
+}
+
+function gatewayErrorOf(error: Error & { code?: string }, timeoutMs: number): GatewayError {
+  switch (error.code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return upstreamTimeout(timeoutMs);
+    case 'UND_ERR_BODY_TIMEOUT':
+      return upstreamTimeout(timeoutMs, 'no body data');
+    default:
+      // ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET (closed mid-response), TLS failures...
+      return upstreamUnavailable(error.code ?? error.message);
+  }
+}
+
+/**
+ * The body undici sends: the buffered copy or the size-limited chunked
+ * stream (bodyToForward), else a Content-Length body through a PassThrough.
+ * Not the request itself: undici destroys a body it could not send, and to
+ * spare the client's connection it first sets an IncomingMessage's `socket`
+ * to null, under the feet of the renderer and the access log that still
+ * handle this request. The PassThrough is the part undici may destroy.
+ */
+function requestBody(exchange: Exchange, limit: number, fail: (error: GatewayError) => void): Buffer | Readable | null {
+  const body = bodyToForward(exchange, limit, fail);
+  if (body) return body;
+  const { req } = exchange;
+  const length = req.headers['content-length'];
+  return length !== undefined && length !== '0' ? req.pipe(new PassThrough()) : null;
+}
+
+/** The client's headers, minus hop-by-hop ones, with Host replaced; as undici's flat [name, value, ...] list. */
+function upstreamRequestHeaders(headers: IncomingHttpHeaders, host: string): string[] {
+  const named = namedByConnection(headers.connection);
+  const list = ['host', host];
+  for (const name in headers) {
+    if (name === 'host' || HOP_BY_HOP.has(name) || named?.includes(name)) continue;
+    const value = headers[name];
+    if (typeof value === 'string') list.push(name, value);
+    else if (value) for (const item of value) list.push(name, item);
+  }
+  return list;
+}
+
+/** Status, reason and headers (repeated ones such as Set-Cookie kept apart), minus hop-by-hop ones. */
+function writeResponseHead(res: ServerResponse, statusCode: number, statusMessage: string | undefined, headers: IncomingHttpHeaders): void {
+  const named = namedByConnection(headers.connection);
+  for (const name in headers) {
+    if (HOP_BY_HOP.has(name) || named?.includes(name)) continue;
+    const value = headers[name];
+    if (value !== undefined) res.setHeader(name, value);
+  }
+  if (statusMessage) res.writeHead(statusCode, statusMessage);
+  else res.writeHead(statusCode);
+}
+
+/** Leaves only our own X-Request-Id, so the 502 envelope carries nothing of the response we refused. */
+function discardResponseHeaders({ res, requestId }: Exchange): void {
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  res.setHeader('X-Request-Id', requestId);
+}
+
+/** Header names listed in Connection (RFC 9110 7.6.1), lower-cased; undefined when it names only the usual options. */
+function namedByConnection(connection: string | string[] | undefined): string[] | undefined {
+  if (!connection) return undefined;
+  const names = (Array.isArray(connection) ? connection.join(',') : connection)
+    .split(',')
+    .map((token) => token.trim().toLowerCase())
+    .filter((token) => token && !HOP_BY_HOP.has(token) && token !== 'close');
+  return names.length > 0 ? names : undefined;
+}
