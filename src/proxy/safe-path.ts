@@ -11,8 +11,13 @@ const DOUBLE_ENCODED = /%(2e|2f|5c|00)/i;
  * path outside the route's prefix, are refused.
  */
 export function routingPathOf(path: string): string {
+  // Nearly every real path has nothing to decode and no dot segment: it is its own routing path.
+  if (!NEEDS_DECODING.test(path)) return path;
   return path.split('/').map(decodeSegment).join('/');
 }
+
+// A percent sign, a parameter (`..;x`), a backslash, or a `.`/`..` segment: the slow path decides.
+const NEEDS_DECODING = /[%;\\]|(?:^|\/)\.\.?(?:\/|$)/;
 
 function decodeSegment(segment: string): string {
   let decoded: string;
