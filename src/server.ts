@@ -34,6 +34,8 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
   return (req, res) => {
     const exchange = openExchange(req, res, ctx.config);
     const handled = dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
+    // Below `info` there is no access line: spare each request the bookkeeping for it.
+    if (!ctx.logger.isLevelEnabled('info')) return;
     // Logged once the response is over *and* the handler has settled, so a
     // client that hangs up mid-request is logged with the reason too.
     const completed = new Promise<boolean>((resolve) => res.once('close', () => resolve(res.writableFinished)));
