@@ -1,8 +1,12 @@
 // `npm run bench`: every benchmark in turn, each bounded in count and time, traffic on loopback only.
+import { leak } from './leak.mjs';
+import { memory } from './memory.mjs';
 import { protectedCall } from './protected-call.mjs';
 import { revocationPropagation } from './revocation-propagation.mjs';
+import { tokenEndpoint } from './token-endpoint.mjs';
+import { workers } from './workers.mjs';
 
-for (const benchmark of [revocationPropagation, protectedCall]) {
+for (const benchmark of [revocationPropagation, protectedCall, tokenEndpoint, memory, leak, workers]) {
   const { markdown, file } = await benchmark();
   process.stdout.write(`${markdown}\nwritten to ${file}\n`);
 }
