@@ -22,14 +22,10 @@ import {
   withGroupCpu,
   writeBenchAccounts,
   writeResult,
+  knob,
 } from './lib.mjs';
 
 const SCRIPT = fileURLToPath(import.meta.url);
-const knob = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-};
 const REQUESTS = knob('BENCH_LEAK_REQUESTS', 200_000);
 const WARMUP = Math.ceil(REQUESTS / 10);
 const CONCURRENCY = knob('BENCH_LEAK_CONCURRENCY', 50);

@@ -19,15 +19,11 @@ import {
   withGroupCpu,
   writeBenchAccounts,
   writeResult,
+  knob,
 } from './lib.mjs';
 import { runWrk } from './load.mjs';
 import { runDriver } from './token-endpoint.mjs';
 
-const knob = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-};
 const REVOCATIONS = knob('BENCH_MEMORY_REVOCATIONS', 1_000_000);
 const TOKENS = knob('BENCH_MEMORY_TOKENS', 100_000);
 const FILL_LIMIT_S = knob('BENCH_MEMORY_FILL_LIMIT', 90);

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
 import { hashSecret } from '../dist/index.js';
-import { freePort, machine, writeResult } from './lib.mjs';
+import { freePort, knob, machine, writeResult } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
@@ -20,11 +20,6 @@ import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/n
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = dirname(BENCH_DIR);
 
-const knob = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-};
 const PASSES = knob('BENCH_PASSES', 3);
 const RUNS = knob('BENCH_RUNS', 1);
 const DURATION_S = knob('BENCH_DURATION', 5);

@@ -6,9 +6,9 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashSecret } from '../dist/accounts/secret-hash.js';
-import { machine, percentile, startGateway, startRedis, writeResult } from './lib.mjs';
+import { knob, machine, percentile, startGateway, startRedis, writeResult } from './lib.mjs';
 
-const REVOCATIONS = Number(process.env.BENCH_REVOCATIONS ?? 200);
+const REVOCATIONS = knob('BENCH_REVOCATIONS', 200);
 const POLL_LIMIT_MS = 5_000;
 const GOAL_P99_MS = 100;
 

@@ -22,15 +22,11 @@ import {
   withGroupCpu,
   writeBenchAccounts,
   writeResult,
+  knob,
 } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, parseWrk, runWrk } from './load.mjs';
 
 const SCRIPT = fileURLToPath(import.meta.url);
-const knob = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-};
 const HASH_S = knob('BENCH_HASH_DURATION', 2.5);
 const GRANT_S = knob('BENCH_GRANT_DURATION', 3);
 const REFRESH_S = knob('BENCH_REFRESH_DURATION', 5);

@@ -17,14 +17,10 @@ import {
   startRedis,
   writeBenchAccounts,
   writeResult,
+  knob,
 } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk } from './load.mjs';
 
-const knob = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${process.env[name]}"`);
-  return value;
-};
 const DURATION_S = knob('BENCH_WORKERS_DURATION', 4);
 const PASSES = knob('BENCH_WORKERS_PASSES', 2);
 const WARMUP_S = 1;
