@@ -152,12 +152,14 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
+    // undici reports interim responses (102, 103 Early Hints) here too: they are not the answer, which follows.
+    if (statusCode < 200) return;
     clearTimeout(this.deadline);
     if (this.settled) return;
     try {
       writeResponseHead(this.res, statusCode, statusMessage, headers);
     } catch (error) {
-      discardResponseHeaders(this.exchange);
+      if (!this.res.headersSent) discardResponseHeaders(this.exchange);
       this.fail(upstreamUnavailable(`unusable response head: ${(error as NodeJS.ErrnoException).code ?? 'invalid'}`));
     }
   }

@@ -222,6 +222,18 @@ describe('the undici engine', () => {
     expect(multi).toHaveLength(2);
   });
 
+  it('answers with the final response when the upstream sends interim ones first (102, 103 Early Hints)', async () => {
+    upstream.script('hints', (_req, res) => {
+      res.writeProcessing();
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('after-hints');
+    });
+    const response = await rawGet(gw.url, '/api/hints', { authorization: `Bearer ${gw.token}` });
+    expect(response).toMatchObject({ status: 200, body: 'after-hints' });
+    expect(response.headers['content-type']).toBe('text/plain');
+  });
+
   it('streams a Content-Length body as it is, and sends no body with a GET that has none', async () => {
     const response = await fetch(`${gw.url}/api/upload`, { method: 'PUT', headers: { authorization: `Bearer ${gw.token}` }, body: 'x'.repeat(300) });
     expect(response.status).toBe(200);
