@@ -70,7 +70,8 @@ class HashThread {
     this.worker.on('message', (result: JobResult) => this.finish(result));
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', () => {
-      this.fail(new Error('hashing thread exited'));
+      // Not a wrong password: the client may retry, and the attempt does not count against the account.
+      this.fail(new GatewayError('SERVICE_UNAVAILABLE', { detail: 'hashing thread exited', headers: { 'Retry-After': '1' } }));
       onExit(this);
     });
   }
@@ -104,14 +105,16 @@ class HashThread {
 }
 
 export class HashPool {
+  private readonly threads = new Set<HashThread>();
   private readonly idle: HashThread[] = [];
   private readonly waiting: Queued[] = [];
-  private started = 0;
+  private closed = false;
 
   constructor(private readonly options: HashPoolOptions) {}
 
   run(job: HashJob): Promise<string | boolean> {
     return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error('hash pool closed'));
       const queued = { job, resolve, reject };
       const thread = this.idle.pop() ?? this.startThread();
       if (thread) return thread.run(queued);
@@ -122,22 +125,23 @@ export class HashPool {
     });
   }
 
-  /** Stops every thread; jobs still waiting are refused. */
+  /** Stops every thread; jobs waiting or running are refused, and so is every later job. */
   async close(): Promise<void> {
+    this.closed = true;
     for (const queued of this.waiting.splice(0)) queued.reject(new Error('hash pool closed'));
-    const threads = this.idle.splice(0);
-    this.started = Number.POSITIVE_INFINITY;
-    await Promise.all(threads.map((thread) => thread.terminate()));
+    this.idle.length = 0;
+    await Promise.all([...this.threads].map((thread) => thread.terminate()));
   }
 
   private startThread(): HashThread | undefined {
-    if (this.started >= this.options.threads) return undefined;
-    this.started++;
-    return new HashThread(
+    if (this.threads.size >= this.options.threads) return undefined;
+    const thread = new HashThread(
       this.options.niceness,
       (thread) => this.handOver(thread),
       (thread) => this.forget(thread),
     );
+    this.threads.add(thread);
+    return thread;
   }
 
   private handOver(thread: HashThread): void {
@@ -148,10 +152,10 @@ export class HashPool {
 
   /** A thread that died is replaced on the next job; a job waiting meanwhile gets a fresh thread now. */
   private forget(thread: HashThread): void {
+    this.threads.delete(thread);
     const index = this.idle.indexOf(thread);
     if (index >= 0) this.idle.splice(index, 1);
-    if (!Number.isFinite(this.started)) return;
-    this.started--;
+    if (this.closed) return;
     const next = this.waiting.shift();
     if (next) this.startThread()?.run(next);
   }

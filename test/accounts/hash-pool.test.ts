@@ -58,12 +58,16 @@ describe('HashPool', () => {
     expect(await pool.run({ op: 'verify', hash, secret: 'x' })).toBe(true);
   });
 
-  it('refuses waiting jobs when closed', async () => {
+  it('on close, stops its threads: a running job is unavailable (503, never a wrong password), waiting and later ones refused', async () => {
     pool = new HashPool({ threads: 1, maxWaiting: 5, niceness: 10 });
-    const running = pool.run({ op: 'hash', secret: 'x', options: FAST });
-    const waiting = pool.run({ op: 'hash', secret: 'y', options: FAST });
+    const slow = { memoryCost: 65_536, timeCost: 4, parallelism: 1 };
+    const running = pool.run({ op: 'hash', secret: 'x', options: slow }).catch((error: unknown) => error);
+    const waiting = pool.run({ op: 'hash', secret: 'y', options: FAST }).catch((error: unknown) => error);
     await pool.close();
-    await expect(waiting).rejects.toThrow('hash pool closed');
-    await running.catch(() => undefined);
+    expect(await waiting).toEqual(new Error('hash pool closed'));
+    const outcome = await running;
+    expect(isGatewayError(outcome) && [outcome.code, outcome.detail]).toEqual(['SERVICE_UNAVAILABLE', 'hashing thread exited']);
+    await expect(pool.run({ op: 'hash', secret: 'z', options: FAST })).rejects.toThrow('hash pool closed');
+    expect(threadNiceValues()).not.toContain(10);
   });
 });
