@@ -10,6 +10,8 @@ export const resolveWorkerCount = (workers: number | 'auto'): number => (workers
 /** A worker that dies this soon after it started is failing to start, not crashing under load: stop instead of looping. */
 const START_GRACE_MS = 5_000;
 const RESPAWN_DELAY_MS = 500;
+/** Workers that keep dying young (killed by the OOM killer, say) are replaced ever more slowly, up to this. */
+const MAX_RESPAWN_DELAY_MS = 30_000;
 
 /**
  * The primary of `workers: N`: forks N `serve` processes that share the
@@ -22,6 +24,8 @@ const RESPAWN_DELAY_MS = 500;
 export function superviseWorkers(count: number, serveArgs: readonly string[], logger: Logger): Promise<number> {
   cluster.setupPrimary({ exec: fileURLToPath(new URL('./main.js', import.meta.url)), args: ['serve', ...serveArgs] });
   let stopping = false;
+  let youngDeaths = 0;
+  const respawns = new Set<NodeJS.Timeout>();
   const startedAt = new Map<Worker, number>();
   const fork = () => startedAt.set(cluster.fork(), Date.now());
 
@@ -29,6 +33,7 @@ export function superviseWorkers(count: number, serveArgs: readonly string[], lo
     const stop = (signal: NodeJS.Signals, exitCode: number = EXIT.ok) => {
       if (stopping) return;
       stopping = true;
+      for (const respawn of respawns) clearTimeout(respawn);
       logger.info({ signal }, 'stopping workers');
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
       const finish = () => {
@@ -47,8 +52,15 @@ export function superviseWorkers(count: number, serveArgs: readonly string[], lo
         stop('SIGTERM', code || EXIT.invalid);
         return;
       }
-      logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting a replacement');
-      setTimeout(() => !stopping && fork(), RESPAWN_DELAY_MS).unref();
+      youngDeaths = livedMs < START_GRACE_MS ? youngDeaths + 1 : 0;
+      const delayMs = Math.min(MAX_RESPAWN_DELAY_MS, RESPAWN_DELAY_MS * 2 ** youngDeaths);
+      logger.error({ pid: worker.process.pid, code, signal, restartInMs: delayMs }, 'worker died; starting a replacement');
+      // Not unref'd: with every worker dead, this timer is what keeps the primary alive to replace them.
+      const respawn = setTimeout(() => {
+        respawns.delete(respawn);
+        fork();
+      }, delayMs);
+      respawns.add(respawn);
     });
     process.on('SIGHUP', () => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
