@@ -58,7 +58,7 @@ export class AccountRegistry {
     const app = this.appsById.get(clientId);
     const remembered = app !== undefined && this.verifiedSecrets.has(clientId, clientSecret);
     const matches = remembered || (await this.verify(app?.client_secret_hash ?? this.decoyHash, clientSecret));
-    if (app && matches) this.verifiedSecrets.remember(clientId, clientSecret);
+    if (app && matches && !remembered) this.verifiedSecrets.remember(clientId, clientSecret);
     if (!app || !matches) {
       throw new GatewayError('INVALID_CLIENT_CREDENTIALS', { detail: app ? 'wrong client secret' : 'unknown client_id', headers: challenge });
     }

@@ -33,7 +33,7 @@ export interface AccessTokenSettings {
   ttlMs: number;
   leewayMs: number;
   clock: Clock;
-  /** Verified tokens remembered until they expire (default 100,000: ~10 MB). */
+  /** Verified tokens remembered until they expire (default 100,000: ~50 MB of heap, measured). */
   cacheSize?: number;
 }
 

@@ -21,7 +21,8 @@ interface VerifiedToken {
  * is not cached at all (the caller checks it on every request).
  *
  * Keyed by the token's SHA-256 (~1 µs): a whole token as key would keep
- * ~600 bytes per entry alive instead of 43. Bounded; when full, the oldest
+ * ~600 bytes per entry alive instead of 43 (an entry is ~500 bytes with its
+ * claims). Bounded; when full, the oldest
  * entry goes (first in, first out: a token evicted while still in use costs
  * one verification to come back).
  */
