@@ -21,8 +21,9 @@ beforeAll(async () => {
 afterAll(() => upstream.close());
 afterEach(async () => {
   const stopped = running.splice(0);
-  for (const gateway of stopped) expect(gateway.failures()).toEqual([]);
+  // Stopped first: a process writes its last log lines (batched) as it exits.
   await Promise.all(stopped.map((gateway) => gateway.stop()));
+  for (const gateway of stopped) expect(gateway.failures()).toEqual([]);
 });
 
 interface InstanceOptions {
