@@ -31,9 +31,33 @@ export function renderError(res: ServerResponse, error: GatewayError, rendering:
     ...(rendering.oauth ? { error: entry.oauthError, error_description: entry.message } : {}),
   };
   const headers: Record<string, string> = { 'Cache-Control': 'no-store', ...error.headers };
-  // A body we refused to read (too large, a JSON threat stopped mid-stream) is
-  // still on the socket: close the connection rather than wait for the rest
-  // or parse it as the next request.
-  if (error.code === 'PAYLOAD_TOO_LARGE' || !res.req.complete) headers.Connection = 'close';
-  sendRecord(res, entry.status, envelope, { format: rendering.format, xmlRoot: 'ErrorResponse', xmlItem: 'error' }, headers);
+  const send = (close: boolean) => {
+    if (res.destroyed || res.headersSent) return;
+    if (close) headers.Connection = 'close';
+    sendRecord(res, entry.status, envelope, { format: rendering.format, xmlRoot: 'ErrorResponse', xmlItem: 'error' }, headers);
+  };
+  const { req } = res;
+  if (req.complete) return send(error.code === 'PAYLOAD_TOO_LARGE');
+  // A body we did not read (refused before it mattered, a JSON threat stopped
+  // mid-stream, too large) is still on the socket. Closing a socket with
+  // unread data makes the kernel send a reset, which can reach the client
+  // before our answer does: so a small body is read and discarded first
+  // (bounded in time) and the connection stays usable; a large one, or one
+  // that does not arrive, gets the answer with the connection closed.
+  if (error.code === 'PAYLOAD_TOO_LARGE' || !(announcedLength(req.headers['content-length']) <= DRAIN_AT_MOST_BYTES)) return send(true);
+  const timer = setTimeout(() => send(true), DRAIN_AT_MOST_MS);
+  const done = () => {
+    clearTimeout(timer);
+    send(!req.complete);
+  };
+  req.once('end', done);
+  req.once('error', done);
+  req.once('close', done);
+  req.resume();
 }
+
+/** Unread request bodies up to this size are drained before an error is answered. */
+const DRAIN_AT_MOST_BYTES = 64 * 1024;
+const DRAIN_AT_MOST_MS = 1_000;
+
+const announcedLength = (header: string | undefined): number => (header !== undefined && /^\d+$/.test(header) ? Number(header) : Number.POSITIVE_INFINITY);

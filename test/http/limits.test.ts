@@ -101,3 +101,53 @@ describe('clients that hang up', () => {
     }
   });
 });
+
+describe('answering a request whose body was not read', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    tg = await bootGateway();
+  });
+  afterAll(() => tg.close());
+
+  /** Sends `parts` on one connection, `gapMs` apart, and resolves with everything that came back (bounded). */
+  function rawConversation(parts: string[], gapMs: number, waitMs = 5_000): Promise<{ text: string; closed: boolean }> {
+    const { hostname, port } = new URL(tg.url);
+    return new Promise((resolve) => {
+      const socket = connect(Number(port), hostname);
+      let text = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve({ text, closed: false });
+      }, waitMs);
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve({ text, closed: true });
+      });
+      socket.on('error', () => {});
+      parts.forEach((part, index) => setTimeout(() => socket.write(part), index * gapMs));
+    });
+  }
+
+  it('reads and discards a small body refused before it mattered, answers, and keeps the connection (no reset)', async () => {
+    const { text } = await rawConversation(
+      [
+        'POST /business/score/v2/directors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n',
+        '{"a":"bc"}',
+        'GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      ],
+      100,
+    );
+    const [refusal, next] = text.split(/(?=HTTP\/1\.1 )/);
+    expect(refusal).toMatch(/^HTTP\/1\.1 401 /);
+    expect(refusal).not.toMatch(/^connection: close/im);
+    expect(next).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('answers with the connection closed when the announced body does not come (bounded wait)', async () => {
+    const { text, closed } = await rawConversation(['POST /business/score/v2/directors HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n'], 0);
+    expect(text).toMatch(/^HTTP\/1\.1 401 /);
+    expect(text).toMatch(/^connection: close/im);
+    expect(closed).toBe(true);
+  });
+});
