@@ -15,7 +15,6 @@ export interface GatewayErrorOptions {
  */
 export class GatewayError extends Error {
   readonly code: ErrorCode;
-  readonly entry: CatalogueEntry;
   readonly detail: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
 
@@ -23,9 +22,18 @@ export class GatewayError extends Error {
     super(options.detail ?? catalogue[code].message, { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
-    this.entry = catalogue[code];
     this.detail = options.detail;
     this.headers = options.headers ?? {};
+  }
+
+  /**
+   * The spec's row for the code. A getter, not a field: pino's error
+   * serializer walks an error's own fields and tags every error-like one (the
+   * entry has a `message`), and tagging the frozen catalogue entry threw,
+   * which crashed the process wherever a GatewayError was logged as `err`.
+   */
+  get entry(): CatalogueEntry {
+    return catalogue[this.code];
   }
 
   get status(): number {
