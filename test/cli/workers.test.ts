@@ -49,13 +49,23 @@ function callOnNewConnection(url: string, token: string, path = '/business/score
   });
 }
 
-/** /readyz answered 200 on eight fresh connections in a row: each worker has its keys and its revocation list. */
-const everyWorkerReady = (url: string) =>
-  eventually(
+/**
+ * Both workers listen (a worker gets connections from the moment it listens)
+ * and /readyz answered 200 on eight fresh connections in a row: each has its
+ * keys and its revocation list.
+ */
+const everyWorkerReady = async (gateway: GatewayProcess, url: string) => {
+  await eventually(
+    () => new Set(gateway.lines.filter((line) => line.msg === 'token-gateway listening' && line.url === url).map((line) => line.pid)).size,
+    (listening) => listening === 2,
+    'both workers listening',
+  );
+  return eventually(
     () => Promise.all(Array.from({ length: 8 }, () => callOnNewConnection(url, '', '/readyz').catch(() => 0))),
     (statuses) => statuses.every((status) => status === 200),
     'every worker ready',
   );
+};
 
 describe('workers', () => {
   it('refuses more than one worker with the in-memory store, and says why', async () => {
@@ -85,7 +95,7 @@ describe('workers', () => {
         store: { redis: { url: `redis://127.0.0.1:${redis.port}` } },
         routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
       });
-      await everyWorkerReady(gateway.url);
+      await everyWorkerReady(gateway, gateway.url);
     });
     afterAll(async () => {
       await gateway?.stop();
@@ -131,7 +141,7 @@ describe('workers', () => {
       // With every worker gone the cluster closed the listening socket; listen.port 0 then gives the new ones a new port.
       const listening = gateway.lines.filter((line) => line.msg === 'token-gateway listening');
       const url = listening.at(-1)!.url as string;
-      await everyWorkerReady(url);
+      await everyWorkerReady(gateway, url);
       const tokens = await issueTokens(url);
       expect(await callOnNewConnection(url, tokens.access_token)).toBe(200);
 
