@@ -3,7 +3,7 @@ import { errors as joseErrors, jwtVerify, SignJWT, type CryptoKey, type JWSHeade
 import { toEpochSeconds, type Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { KeyRing } from '../keys/key-ring.js';
-import { VerifiedTokenCache } from './verified-tokens.js';
+import { tokenId, VerifiedTokenCache } from './verified-tokens.js';
 
 /** RFC 9068 section 2.1: the media type that tells an access token from an ID token. */
 const ACCESS_TOKEN_TYP = 'at+jwt';
@@ -109,7 +109,8 @@ export class AccessTokens {
     const { ring, leewayMs, clock } = this.settings;
     if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet' });
     const nowMs = clock.now();
-    const known = this.verified.find(token, ring, nowMs);
+    const id = tokenId(token);
+    const known = this.verified.find(id, ring, nowMs);
     if (known) return known;
     try {
       const { payload, protectedHeader } = await jwtVerify(token, this.selectKey, {
@@ -124,7 +125,7 @@ export class AccessTokens {
         requiredClaims: ['sub', 'client_id', 'iat', 'exp', 'jti', 'sid'],
       });
       // selectKey accepted the header, so kid and alg are strings.
-      return this.verified.remember(token, payload as AccessTokenClaims, protectedHeader as { kid: string; alg: string }, leewayMs);
+      return this.verified.remember(id, payload as AccessTokenClaims, protectedHeader as { kid: string; alg: string }, leewayMs);
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'ERR_UNKNOWN';
       throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: code, cause: error });

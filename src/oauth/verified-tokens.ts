@@ -35,9 +35,8 @@ export class VerifiedTokenCache {
     return this.entries.size;
   }
 
-  /** The claims of a token verified before, if it is still valid now; undefined means: verify it. */
-  find(token: string, ring: KeyRing, nowMs: number): Readonly<AccessTokenClaims> | undefined {
-    const id = tokenId(token);
+  /** The claims of a token (by its `tokenId`) verified before, if it is still valid now; undefined means: verify it. */
+  find(id: string, ring: KeyRing, nowMs: number): Readonly<AccessTokenClaims> | undefined {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
     // The same comparison jose makes, in ms: never valid longer than a fresh verification would be.
@@ -46,15 +45,16 @@ export class VerifiedTokenCache {
     return undefined;
   }
 
-  remember(token: string, claims: AccessTokenClaims, header: { kid: string; alg: string }, leewayMs: number): Readonly<AccessTokenClaims> {
+  remember(id: string, claims: AccessTokenClaims, header: { kid: string; alg: string }, leewayMs: number): Readonly<AccessTokenClaims> {
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
     const frozen = Object.freeze(claims);
-    this.entries.set(tokenId(token), { claims: frozen, kid: header.kid, alg: header.alg, expiredFromMs: claims.exp * 1000 + leewayMs });
+    this.entries.set(id, { claims: frozen, kid: header.kid, alg: header.alg, expiredFromMs: claims.exp * 1000 + leewayMs });
     return frozen;
   }
 }
 
-const tokenId = (token: string): string => hash('sha256', token, 'base64url');
+/** What the cache knows a token by: computed once per verification, for the lookup and, on a miss, the entry. */
+export const tokenId = (token: string): string => hash('sha256', token, 'base64url');
