@@ -226,10 +226,10 @@ function requestBody(exchange: Exchange, limit: number, fail: (error: GatewayErr
 
 /** The client's headers, minus hop-by-hop ones, with Host replaced; as undici's flat [name, value, ...] list. */
 function upstreamRequestHeaders(headers: IncomingHttpHeaders, host: string): string[] {
-  const named = namedByConnection(headers.connection);
+  const isHopByHop = hopByHopOf(headers);
   const list = ['host', host];
   for (const name in headers) {
-    if (name === 'host' || HOP_BY_HOP.has(name) || named?.includes(name)) continue;
+    if (name === 'host' || isHopByHop(name)) continue;
     const value = headers[name];
     if (typeof value === 'string') list.push(name, value);
     else if (value) for (const item of value) list.push(name, item);
@@ -239,9 +239,9 @@ function upstreamRequestHeaders(headers: IncomingHttpHeaders, host: string): str
 
 /** Status, reason and headers (repeated ones such as Set-Cookie kept apart), minus hop-by-hop ones. */
 function writeResponseHead(res: ServerResponse, statusCode: number, statusMessage: string | undefined, headers: IncomingHttpHeaders): void {
-  const named = namedByConnection(headers.connection);
+  const isHopByHop = hopByHopOf(headers);
   for (const name in headers) {
-    if (HOP_BY_HOP.has(name) || named?.includes(name)) continue;
+    if (isHopByHop(name)) continue;
     const value = headers[name];
     if (value !== undefined) res.setHeader(name, value);
   }
@@ -253,6 +253,12 @@ function writeResponseHead(res: ServerResponse, statusCode: number, statusMessag
 function discardResponseHeaders({ res, requestId }: Exchange): void {
   for (const name of res.getHeaderNames()) res.removeHeader(name);
   res.setHeader('X-Request-Id', requestId);
+}
+
+/** Whether a header of this message stops at this hop: one of the standard ones, or one its Connection header names. */
+function hopByHopOf(headers: IncomingHttpHeaders): (name: string) => boolean {
+  const named = namedByConnection(headers.connection);
+  return (name) => HOP_BY_HOP.has(name) || named?.includes(name) === true;
 }
 
 /** Header names listed in Connection (RFC 9110 7.6.1), lower-cased; undefined when it names only the usual options. */
