@@ -2,8 +2,11 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway, errorOf, type TestGateway } from '../helpers/gateway.js';
 
-/** Sends raw bytes and resolves with whatever comes back before the server closes (bounded). */
-function rawExchange(url: string, bytes: string, waitMs = 5_000): Promise<{ text: string; closed: boolean }> {
+/**
+ * Sends `parts` on one connection, `gapMs` apart, and resolves with whatever
+ * comes back before the server closes (bounded by `waitMs`).
+ */
+function rawConversation(url: string, parts: string[], gapMs = 0, waitMs = 5_000): Promise<{ text: string; closed: boolean }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
@@ -18,9 +21,12 @@ function rawExchange(url: string, bytes: string, waitMs = 5_000): Promise<{ text
       resolve({ text, closed: true });
     });
     socket.on('error', () => {});
-    socket.write(bytes);
+    parts.forEach((part, index) => setTimeout(() => socket.write(part), index * gapMs));
   });
 }
+
+/** Sends raw bytes and resolves with whatever comes back before the server closes (bounded). */
+const rawExchange = (url: string, bytes: string, waitMs = 5_000) => rawConversation(url, [bytes], 0, waitMs);
 
 describe('request limits and hostile input', () => {
   let tg: TestGateway;
@@ -109,28 +115,9 @@ describe('answering a request whose body was not read', () => {
   });
   afterAll(() => tg.close());
 
-  /** Sends `parts` on one connection, `gapMs` apart, and resolves with everything that came back (bounded). */
-  function rawConversation(parts: string[], gapMs: number, waitMs = 5_000): Promise<{ text: string; closed: boolean }> {
-    const { hostname, port } = new URL(tg.url);
-    return new Promise((resolve) => {
-      const socket = connect(Number(port), hostname);
-      let text = '';
-      const timer = setTimeout(() => {
-        socket.destroy();
-        resolve({ text, closed: false });
-      }, waitMs);
-      socket.on('data', (chunk) => (text += chunk.toString()));
-      socket.on('close', () => {
-        clearTimeout(timer);
-        resolve({ text, closed: true });
-      });
-      socket.on('error', () => {});
-      parts.forEach((part, index) => setTimeout(() => socket.write(part), index * gapMs));
-    });
-  }
-
   it('reads and discards a small body refused before it mattered, answers, and keeps the connection (no reset)', async () => {
     const { text } = await rawConversation(
+      tg.url,
       [
         'POST /business/score/v2/directors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n',
         '{"a":"bc"}',
@@ -145,7 +132,7 @@ describe('answering a request whose body was not read', () => {
   });
 
   it('answers with the connection closed when the announced body does not come (bounded wait)', async () => {
-    const { text, closed } = await rawConversation(['POST /business/score/v2/directors HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n'], 0);
+    const { text, closed } = await rawConversation(tg.url, ['POST /business/score/v2/directors HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n']);
     expect(text).toMatch(/^HTTP\/1\.1 401 /);
     expect(text).toMatch(/^connection: close/im);
     expect(closed).toBe(true);
