@@ -150,7 +150,7 @@ export async function writeBenchAccounts(file) {
 export async function startPinnedGateway({ dir, name, cores, config, timeoutMs = 30_000 }) {
   const port = await freePort();
   const file = join(dir, `${name}.yaml`);
-  await writeFile(file, [`listen: { host: 127.0.0.1, port: ${port} }`, ...config, ''].join('\n'));
+  await writeFile(file, [`listen: { host: 127.0.0.1, port: ${port} }`, 'admin: { port: 0 }', ...config, ''].join('\n'));
   const server = startPinned(name, cores, process.execPath, [join(REPO_DIR, 'dist', 'cli', 'main.js'), 'serve', '--config', file], { cwd: REPO_DIR });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;

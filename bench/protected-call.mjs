@@ -73,6 +73,7 @@ async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstre
   const policies = pipeline === 'full' ? '[bench-ip-range, bench-injection-guard, bench-spike-arrest]' : '[]';
   const config = [
     `listen: { host: 127.0.0.1, port: ${port} }`,
+    'admin: { port: 0 }',
     `issuer: ${ISSUER}`,
     `accounts: ${accountsFile}`,
     'tokens: { access_ttl: 2h }',

@@ -27,6 +27,7 @@ export async function revocationPropagation() {
     );
     const config = [
       'listen: { host: 127.0.0.1, port: 0 }',
+      'admin: { port: 0 }',
       'issuer: https://bench.example.com',
       'environment: bench',
       `store: ${redis.url}`,

@@ -15,6 +15,8 @@ import { LoginThrottle } from './oauth/brute-force.js';
 import { PolicyRuntime, type ReloadOutcome } from './policies/runtime.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from './proxy/forward.js';
 import { RouteTable } from './proxy/routes.js';
+import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin-server.js';
+import { healthRoutes } from './ops/health.js';
 import { createRequestHandler } from './server.js';
 import { buildStore } from './store/create.js';
 
@@ -30,6 +32,8 @@ export interface GatewayOptions {
   watchPolicies?: boolean;
   /** How long in-flight requests may take to finish on close. */
   shutdownGraceMs?: number;
+  /** Open the admin listener (default true); a cluster worker leaves it to the primary. */
+  admin?: boolean;
   /** The forwarding engine; the benchmark swaps in the engines it compares. */
   createForwarder?: (options: ForwarderOptions) => Forwarder;
 }
@@ -37,6 +41,8 @@ export interface GatewayOptions {
 export interface RunningGateway {
   /** Where the gateway listens, e.g. http://127.0.0.1:8080. */
   readonly url: string;
+  /** Where the admin listener (metrics, probes, admin API) listens; undefined when it is off. */
+  readonly adminUrl: string | undefined;
   readonly context: GatewayContext;
   readonly server: Server;
   /** Re-reads the policies folder; an invalid set is refused and the current one stays. */
@@ -99,6 +105,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger, policies, loginThrottle };
   server.on('request', createRequestHandler(context, routes, forwarder));
 
+  const admin = options.admin === false ? undefined : await startAdmin(context).catch(async (error: unknown) => {
+    server.close();
+    await store.close();
+    throw error;
+  });
   connect();
   const rotation: RotationSchedule = scheduleRotation(
     keeper,
@@ -110,12 +121,13 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
   }
   logger.info(
-    { url, issuer, environment: config.environment, store: describeStore(config.store), routes: config.routes.map((route) => route.path), policies: policies.current.policies.size, ...accounts.counts },
+    { url, adminUrl: admin?.url, issuer, environment: config.environment, store: describeStore(config.store), routes: config.routes.map((route) => route.path), policies: policies.current.policies.size, ...accounts.counts },
     'token-gateway listening',
   );
 
   return {
     url,
+    adminUrl: admin?.url,
     context,
     server,
     reloadPolicies: (reason = 'requested') => policies.reload(reason),
@@ -123,9 +135,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       rotation.stop();
       policies.close();
       forwarder.close();
+      await admin?.close();
       await store.close();
     }),
   };
+}
+
+function startAdmin(ctx: GatewayContext): Promise<AdminServer> {
+  const routes = new Map<string, AdminRoute>(healthRoutes(ctx));
+  const { host, port } = ctx.config.admin;
+  return startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed'));
 }
 
 function listen(server: Server, host: string, port: number): Promise<AddressInfo> {

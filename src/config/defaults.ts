@@ -9,6 +9,16 @@ export const DEFAULTS = Object.freeze({
     /** The port the README's curl walk-through uses. */
     port: 8080,
   },
+  admin: {
+    /** Loopback, as Envoy's and Kong's admin listeners: metrics and the admin API are for the operator's own tooling. */
+    host: '127.0.0.1',
+    /** Envoy's admin port, familiar to operators; clear of 8080 (gateway), 8081 (demo upstream) and 9090 (Prometheus). */
+    port: 9901,
+  },
+  tls: {
+    /** The usual alternative HTTPS port for a service that does not run as root. */
+    port: 8443,
+  },
   /** One process, no dependencies; `redis://...` when several instances must act as one. */
   store: 'memory',
   redis: {
@@ -50,6 +60,8 @@ export const DEFAULTS = Object.freeze({
     request_timeout: '30s',
     /** Slightly above common load balancers' idle timeouts would cause races; below is safe. */
     keep_alive_timeout: '5s',
+    /** SIGTERM: in-flight requests get this long to finish, below Kubernetes' default 30 s grace period. */
+    shutdown_grace: '10s',
   },
   /** Beside gateway.yaml; a folder that does not exist is an empty policy set. */
   policies: './policies',

@@ -12,13 +12,16 @@ export async function loadGatewayConfig(file: string, overrides: ConfigOverrides
   const parsed = await loadYamlFile(file, gatewayConfigSchema);
   const base = dirname(resolve(file));
   const { encryption_key_file } = parsed.keys;
+  const inBase = (file: string | undefined) => (file === undefined ? undefined : resolve(base, file));
   return deepFreeze({
     ...parsed,
     source: resolve(file),
     listen: { ...parsed.listen, port: overrides.port ?? parsed.listen.port },
     accounts: resolve(base, parsed.accounts),
     policies: { ...parsed.policies, folder: resolve(base, parsed.policies.folder) },
-    keys: { ...parsed.keys, encryption_key_file: encryption_key_file === undefined ? undefined : resolve(base, encryption_key_file) },
+    keys: { ...parsed.keys, encryption_key_file: inBase(encryption_key_file) },
+    admin: { ...parsed.admin, token_file: inBase(parsed.admin.token_file) },
+    tls: parsed.tls && { ...parsed.tls, cert_file: resolve(base, parsed.tls.cert_file), key_file: resolve(base, parsed.tls.key_file) },
   });
 }
 

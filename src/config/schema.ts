@@ -47,6 +47,27 @@ export const gatewayConfigSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(DEFAULTS.listen.port),
     })
     .prefault({}),
+  admin: z
+    .strictObject({
+      host: z.string().min(1).default(DEFAULTS.admin.host),
+      port: z.number().int().min(0).max(65535).default(DEFAULTS.admin.port),
+      token_file: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('File holding the bearer token the admin API (not metrics or probes) requires; needed when host is not loopback.'),
+    })
+    .prefault({})
+    .describe('The admin listener: /metrics, /livez, /readyz and the admin API used by the CLI.'),
+  tls: z
+    .strictObject({
+      host: z.string().min(1).optional().describe('Default: listen.host.'),
+      port: z.number().int().min(0).max(65535).default(DEFAULTS.tls.port),
+      cert_file: z.string().min(1).describe('PEM certificate chain, leaf first; re-read when it changes.'),
+      key_file: z.string().min(1).describe('PEM private key of the certificate; re-read when it changes.'),
+    })
+    .optional()
+    .describe('An HTTPS listener beside the plain HTTP one.'),
   workers: z
     .union([z.literal('auto'), z.number().int().min(1).max(256)])
     .default(1)
@@ -90,6 +111,7 @@ export const gatewayConfigSchema = z.strictObject({
       headers_timeout: duration(DEFAULTS.limits.headers_timeout, { min: 100 }),
       request_timeout: duration(DEFAULTS.limits.request_timeout, { min: 100 }),
       keep_alive_timeout: duration(DEFAULTS.limits.keep_alive_timeout, { min: 100 }),
+      shutdown_grace: duration(DEFAULTS.limits.shutdown_grace, { min: 0 }),
     })
     .prefault({}),
   routes: z.array(route).default([]),

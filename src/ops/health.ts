@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../context.js';
 import { sendJsonText } from '../http/respond.js';
 import type { Endpoint } from '../oauth/endpoints/endpoint.js';
+import type { AdminRoute } from './admin-server.js';
 
 export interface Readiness {
   ready: boolean;
@@ -45,3 +46,20 @@ export const livenessEndpoint: Endpoint = {
     sendJsonText(exchange.res, 200, '{"status":"live"}', NO_STORE);
   },
 };
+
+/** The same probes on the admin listener, where orchestrators and monitoring look for them. */
+export function healthRoutes(ctx: GatewayContext): Array<[string, AdminRoute]> {
+  return [
+    ['/livez', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendJsonText(res, 200, '{"status":"live"}', NO_STORE) }],
+    [
+      '/readyz',
+      {
+        methods: ['GET', 'HEAD'],
+        handle: async (_req, res) => {
+          const { ready, checks } = readinessOf(ctx);
+          sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status: ready ? 'ready' : 'not-ready', checks }), NO_STORE);
+        },
+      },
+    ],
+  ];
+}

@@ -106,7 +106,7 @@ describe('token-gateway CLI', () => {
 
   describe('serve', () => {
     it('serves on --port and stops cleanly on SIGTERM', async () => {
-      const file = await workspace('listen: { host: 127.0.0.1, port: 1 }\naccounts: ./accounts.yaml\n');
+      const file = await workspace('listen: { host: 127.0.0.1, port: 1 }\nadmin: { port: 0 }\naccounts: ./accounts.yaml\n');
       const child = spawn(process.execPath, [BIN, 'serve', '--config', file, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
       const url = await new Promise<string>((found, failed) => {
         let out = '';

@@ -75,7 +75,7 @@ describe('token-gateway check: policies', () => {
 
 describe('token-gateway serve: SIGHUP', () => {
   it('reloads the policies folder on SIGHUP', async () => {
-    const dir = await workspace('listen: { host: 127.0.0.1, port: 0 }\naccounts: ./accounts.yaml\npolicies:\n  defaults: [guard]\n', {
+    const dir = await workspace('listen: { host: 127.0.0.1, port: 0 }\nadmin: { port: 0 }\naccounts: ./accounts.yaml\npolicies:\n  defaults: [guard]\n', {
       'guard.yaml': 'policies:\n  - { name: guard, kind: regex-protection, builtin: [], patterns: [{ name: w, pattern: first }] }\n',
     });
     const child = spawn(process.execPath, [BIN, 'serve', '--config', join(dir, 'gateway.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -22,6 +22,8 @@ export class GatewayProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
+    /** The admin listener (metrics, probes, admin API). */
+    readonly adminUrl: string,
     private readonly dir: string,
     stdoutLines: Array<Record<string, unknown>>,
   ) {
@@ -32,7 +34,7 @@ export class GatewayProcess {
   static async start(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<GatewayProcess> {
     const dir = await mkdtemp(join(tmpdir(), 'token-gateway-proc-'));
     await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
-    await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, accounts: './accounts.yaml', ...config }));
+    await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, admin: { port: 0 }, accounts: './accounts.yaml', ...config }));
     const child = spawn(process.execPath, [BIN, 'serve', '--config', join(dir, 'gateway.yaml')], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: TEST_KEK, ...env },
@@ -40,7 +42,7 @@ export class GatewayProcess {
     const lines: Array<Record<string, unknown>> = [];
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const url = await new Promise<string>((resolveUrl, reject) => {
+    const { url, adminUrl } = await new Promise<{ url: string; adminUrl: string }>((resolveUrl, reject) => {
       let buffered = '';
       child.stdout?.on('data', (chunk: Buffer) => {
         buffered += chunk.toString();
@@ -51,7 +53,7 @@ export class GatewayProcess {
           try {
             const parsed = JSON.parse(line) as Record<string, unknown>;
             lines.push(parsed);
-            if (parsed.msg === 'token-gateway listening') resolveUrl(parsed.url as string);
+            if (parsed.msg === 'token-gateway listening') resolveUrl({ url: parsed.url as string, adminUrl: parsed.adminUrl as string });
           } catch {
             lines.push({ unparsed: line });
           }
@@ -60,7 +62,7 @@ export class GatewayProcess {
       child.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening: ${stderr}`)));
       setTimeout(() => reject(new Error(`gateway did not listen within 15 s: ${stderr}`)), 15_000).unref();
     });
-    return new GatewayProcess(child, url, dir, lines);
+    return new GatewayProcess(child, url, adminUrl, dir, lines);
   }
 
   get pid(): number {

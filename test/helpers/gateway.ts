@@ -45,6 +45,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<TestGatewa
   const dir = await mkdtemp(join(tmpdir(), 'token-gateway-test-'));
   const config = {
     listen: { host: '127.0.0.1', port: 0 },
+    admin: { host: '127.0.0.1', port: 0 },
     accounts: './accounts.yaml',
     routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
     ...(typeof options.config === 'function' ? options.config(upstream.url) : options.config),

@@ -66,7 +66,7 @@ interface UndiciGateway {
 async function bootUndiciGateway(routes: Array<Record<string, unknown>>, tuning: UndiciForwarderTuning = {}): Promise<UndiciGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'token-gateway-undici-'));
   await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
-  await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, accounts: './accounts.yaml', routes }));
+  await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, admin: { port: 0 }, accounts: './accounts.yaml', routes }));
   const rawLogs: string[] = [];
   const gateway = await startGateway({
     config: await loadGatewayConfig(join(dir, 'gateway.yaml')),

@@ -164,6 +164,8 @@ describe('redis faults', () => {
         expect(during.headers.get('retry-after')).toBe('1');
         expect(await errorOf(await revoke(b.url, kept.refresh_token))).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
         expect((await callProtected(b.url, kept.access_token)).status).toBe(200);
+        // On a loaded machine the traffic loop can be slow (argon2): let it see the outage before Redis returns.
+        await eventually(() => statuses.includes(503));
 
         await redis.launch();
         await Promise.all([a.ready(), b.ready()]);

@@ -1,0 +1,61 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sendJsonText } from '../http/respond.js';
+
+/** One path of the admin listener. */
+export interface AdminRoute {
+  /** Anything else is 405 with an Allow header. */
+  readonly methods: readonly string[];
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+}
+
+export interface AdminServer {
+  /** e.g. http://127.0.0.1:9901 */
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * The operator's listener, apart from client traffic (as Envoy's admin and
+ * Kong's Admin API): metrics, probes and the admin API never share a port, a
+ * policy or a log line with the API clients call.
+ */
+export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, host: string, port: number, onError: (error: unknown) => void): Promise<AdminServer> {
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://admin');
+    const route = routes.get(url.pathname);
+    if (!route) return sendError(res, 404, `no admin endpoint at ${url.pathname}`);
+    if (!route.methods.includes(req.method ?? '')) {
+      res.setHeader('Allow', route.methods.join(', '));
+      return sendError(res, 405, `${req.method} is not allowed here`);
+    }
+    route.handle(req, res, url).catch((error: unknown) => {
+      onError(error);
+      if (!res.headersSent) sendError(res, 500, 'unexpected failure; see the gateway log');
+      else res.destroy();
+    });
+  });
+  const address = await new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+  const hostForUrl = address.address.includes(':') ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${hostForUrl}:${address.port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Admin errors are for people and scripts: `{"error": "..."}`, not the client-facing envelope. */
+export function sendError(res: ServerResponse, status: number, message: string): void {
+  sendJsonText(res, status, JSON.stringify({ error: message }), { 'Cache-Control': 'no-store' });
+}
