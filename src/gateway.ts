@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
@@ -5,6 +6,7 @@ import { AccountRegistry } from './accounts/registry.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayContext } from './context.js';
+import { StartupError } from './config/errors.js';
 import { describeStore } from './config/store-schema.js';
 import { KeyRingKeeper } from './keys/keeper.js';
 import { KeyRing } from './keys/key-ring.js';
@@ -15,6 +17,7 @@ import { LoginThrottle } from './oauth/brute-force.js';
 import { PolicyRuntime, type ReloadOutcome } from './policies/runtime.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from './proxy/forward.js';
 import { RouteTable } from './proxy/routes.js';
+import { ADMIN_OPERATIONS, operationRoute, type AdminAccess } from './ops/admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin-server.js';
 import { healthRoutes } from './ops/health.js';
 import { createRequestHandler } from './server.js';
@@ -141,10 +144,27 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   };
 }
 
-function startAdmin(ctx: GatewayContext): Promise<AdminServer> {
+async function startAdmin(ctx: GatewayContext): Promise<AdminServer> {
   const routes = new Map<string, AdminRoute>(healthRoutes(ctx));
   const { host, port } = ctx.config.admin;
+  const access = await adminAccessOf(ctx.config);
+  for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(ctx, input)));
   return startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed'));
+}
+
+/** Who may call the admin API: the token of admin.token_file, or anyone on loopback when there is none. */
+export async function adminAccessOf(config: GatewayConfig): Promise<AdminAccess> {
+  const { host, token_file } = config.admin;
+  const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
+  if (token_file === undefined) return { token: undefined, loopback };
+  const token = await readFile(token_file, 'utf8').then(
+    (text) => text.trim(),
+    (error: NodeJS.ErrnoException) => {
+      throw new StartupError(`admin.token_file: cannot read ${token_file} (${error.code ?? error.message})`);
+    },
+  );
+  if (token.length < 16) throw new StartupError(`admin.token_file: ${token_file} holds ${token.length} characters; an admin token needs at least 16 (openssl rand -base64 32)`);
+  return { token, loopback };
 }
 
 function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
