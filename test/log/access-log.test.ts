@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SECRETS, APP } from '../helpers/accounts.js';
+import { ALL_SECRETS, APP, OTHER_APP } from '../helpers/accounts.js';
 import { bootGateway, callProtected, issueTokens, passwordGrant, refreshGrant, revoke, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '../helpers/redis-store.js';
 
 describe('access log', () => {
   let tg: TestGateway;
@@ -35,5 +36,68 @@ describe('access log', () => {
     for (const secret of [...ALL_SECRETS, ...tokens, 'wrong-password-typed', 'secret-typed-as-client-id', 'query-secret-value']) {
       expect(everything).not.toContain(secret);
     }
+  });
+});
+
+describe('access log: the policy that refused a request', () => {
+  let tg: TestGateway;
+  const statusOf = async (response: Response) => ({ status: response.status, requestId: response.headers.get('x-request-id') });
+  const lineOf = (requestId: string | null) => tg.logs.find((line) => line.msg === 'request' && line.requestId === requestId);
+
+  beforeAll(async () => {
+    tg = await bootGateway({
+      policies: {
+        guards: {
+          policies: [
+            { name: 'no-injection', kind: 'regex-protection', builtin: ['sql-injection'] },
+            { name: 'nobody', kind: 'ip-range', rules: [{ allow: '10.0.0.0/8' }], default: 'deny' },
+            { name: 'by-client', kind: 'spike-arrest', rate: '1000ps', identifier: 'client_id' },
+          ],
+        },
+      },
+      appPolicies: { [OTHER_APP.client_id]: ['nobody'] },
+      config: (upstream) => ({
+        policies: { defaults: ['no-injection'] },
+        routes: [
+          { path: '/business/score/v2/', upstream, timeout: '2s', policies: ['by-client'] },
+          { path: '/private/', upstream, timeout: '2s', policies: ['nobody'] },
+        ],
+      }),
+    });
+  });
+  afterAll(() => tg.close());
+
+  it('names the policy of a default, a route and an app chain, beside the error code', async () => {
+    const { access_token } = await issueTokens(tg.url);
+    const cases = [
+      [await statusOf(await fetch(`${tg.url}/oauth2/v1/keys?q=' OR 1=1 --`)), { status: 401, route: '/oauth2/v1/keys', errorCode: 'REGEX_THREAT', policy: 'no-injection' }],
+      [await statusOf(await callProtected(tg.url, access_token, '/private/x')), { status: 403, route: '/private/', errorCode: 'IP_RANGE_FORBIDDEN', policy: 'nobody' }],
+      [await statusOf(await passwordGrant(tg.url, { ...OTHER_APP })), { status: 403, route: '/oauth2/v1/token', errorCode: 'IP_RANGE_FORBIDDEN', policy: 'nobody', clientId: OTHER_APP.client_id }],
+    ] as const;
+    for (const [response, expected] of cases) {
+      expect(response.status).toBe(expected.status);
+      await eventually(() => lineOf(response.requestId) !== undefined);
+      expect(lineOf(response.requestId)).toMatchObject({ ...expected, detail: expect.stringMatching(new RegExp(`^policy ${expected.policy}: `)) });
+    }
+  });
+
+  it('names the policy that was asking when the Bearer token failed, and none when no policy ran into it', async () => {
+    const underPolicy = await statusOf(await callProtected(tg.url, 'not-a-token'));
+    const withoutPolicy = await statusOf(await callProtected(tg.url, 'not-a-token', '/private/x'));
+    await eventually(() => lineOf(underPolicy.requestId) !== undefined && lineOf(withoutPolicy.requestId) !== undefined);
+    expect(lineOf(underPolicy.requestId)).toMatchObject({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID', policy: 'by-client' });
+    // `nobody` refuses by address before the token is looked at.
+    expect(lineOf(withoutPolicy.requestId)).toMatchObject({ status: 403, policy: 'nobody' });
+  });
+
+  it('leaves `policy` out of lines no policy refused', async () => {
+    const { access_token } = await issueTokens(tg.url);
+    const passed = await statusOf(await callProtected(tg.url, access_token));
+    const wrong = await statusOf(await passwordGrant(tg.url, { password: 'not-the-password' }));
+    await eventually(() => lineOf(passed.requestId) !== undefined && lineOf(wrong.requestId) !== undefined);
+    expect(lineOf(passed.requestId)).toMatchObject({ status: 200, clientId: APP.client_id });
+    expect(lineOf(passed.requestId)).not.toHaveProperty('policy');
+    expect(lineOf(wrong.requestId)).toMatchObject({ status: 401, errorCode: 'INVALID_USER_CREDENTIALS' });
+    expect(lineOf(wrong.requestId)).not.toHaveProperty('policy');
   });
 });
