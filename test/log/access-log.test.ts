@@ -52,6 +52,7 @@ describe('access log: the policy that refused a request', () => {
             { name: 'no-injection', kind: 'regex-protection', builtin: ['sql-injection'] },
             { name: 'nobody', kind: 'ip-range', rules: [{ allow: '10.0.0.0/8' }], default: 'deny' },
             { name: 'by-client', kind: 'spike-arrest', rate: '1000ps', identifier: 'client_id' },
+            { name: 'shallow', kind: 'json-threat', max_depth: 3 },
           ],
         },
       },
@@ -59,7 +60,7 @@ describe('access log: the policy that refused a request', () => {
       config: (upstream) => ({
         policies: { defaults: ['no-injection'] },
         routes: [
-          { path: '/business/score/v2/', upstream, timeout: '2s', policies: ['by-client'] },
+          { path: '/business/score/v2/', upstream, timeout: '2s', policies: ['by-client', 'shallow'] },
           { path: '/private/', upstream, timeout: '2s', policies: ['nobody'] },
         ],
       }),
@@ -81,13 +82,24 @@ describe('access log: the policy that refused a request', () => {
     }
   });
 
-  it('names the policy that was asking when the Bearer token failed, and none when no policy ran into it', async () => {
-    const underPolicy = await statusOf(await callProtected(tg.url, 'not-a-token'));
-    const withoutPolicy = await statusOf(await callProtected(tg.url, 'not-a-token', '/private/x'));
-    await eventually(() => lineOf(underPolicy.requestId) !== undefined && lineOf(withoutPolicy.requestId) !== undefined);
-    expect(lineOf(underPolicy.requestId)).toMatchObject({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID', policy: 'by-client' });
-    // `nobody` refuses by address before the token is looked at.
-    expect(lineOf(withoutPolicy.requestId)).toMatchObject({ status: 403, policy: 'nobody' });
+  it('names a policy that refused while the body streamed in', async () => {
+    const { access_token } = await issueTokens(tg.url);
+    const deep = await statusOf(
+      await fetch(`${tg.url}/business/score/v2/directors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ a: { b: { c: { d: 1 } } } }),
+      }),
+    );
+    await eventually(() => lineOf(deep.requestId) !== undefined);
+    expect(lineOf(deep.requestId)).toMatchObject({ status: 401, errorCode: 'JSON_THREAT', policy: 'shallow', detail: expect.stringMatching(/^policy shallow: /) });
+  });
+
+  it('names no policy when what a policy consulted failed (the Bearer token), and says where in the detail', async () => {
+    const failed = await statusOf(await callProtected(tg.url, 'not-a-token'));
+    await eventually(() => lineOf(failed.requestId) !== undefined);
+    expect(lineOf(failed.requestId)).toMatchObject({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID', detail: expect.stringMatching(/^policy by-client: /) });
+    expect(lineOf(failed.requestId)).not.toHaveProperty('policy');
   });
 
   it('leaves `policy` out of lines no policy refused', async () => {
