@@ -104,6 +104,7 @@ function logAccess(ctx: GatewayContext, exchange: Exchange, finished: boolean): 
       latencyMs: Math.round(latencyMs * 100) / 100,
       clientId: exchange.clientId,
       errorCode: error?.code,
+      policy: error?.policy,
       detail: error?.detail,
     },
     'request',
