@@ -78,7 +78,7 @@ export class KeyRing {
     for (const key of this.keys) if (key.signsFrom <= now && (!signing || key.signsFrom > signing.signsFrom)) signing = key;
     // Only a clock set back before the first key can leave none; the earliest key is then the best guess.
     signing ??= this.keys[0];
-    if (!signing) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'signing keys not loaded yet' });
+    if (!signing) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'signing keys not loaded yet', headers: { 'Retry-After': '1' } });
     return signing;
   }
 
