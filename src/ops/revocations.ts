@@ -32,7 +32,7 @@ export const revocationsOperation: AdminOperation = {
       const target = targetOf(input);
       const revoked = await revokeEveryGrant(ctx, target);
       ctx.logger.warn({ ...logFieldsOf(target), revoked }, 'admin: every grant revoked');
-      return { status: 200, body: { revoked, ...answerFieldsOf(ctx, target) } };
+      return { status: 200, body: { revoked, ...answerFieldsOf(ctx, target, revoked) } };
     }),
 };
 
@@ -76,23 +76,23 @@ async function revokeEveryGrant(ctx: GatewayContext, target: Target): Promise<nu
 const logFieldsOf = (target: Target) => (target.username === undefined ? { clientId: target.clientId } : { username: target.username });
 
 /** The account's status as this gateway loaded it, and what the operator should know about logins in flight. */
-function answerFieldsOf(ctx: GatewayContext, target: Target): Record<string, string> {
+function answerFieldsOf(ctx: GatewayContext, target: Target, revoked: number): Record<string, string> {
   if (target.username !== undefined) {
     const status = ctx.accounts.findUser(target.username)?.status ?? 'unknown';
-    return { username: target.username, account: status, note: noteFor(status, `token-gateway users disable ${target.username}`) };
+    return { username: target.username, account: status, note: noteFor(revoked, status, `token-gateway users disable ${target.username}`) };
   }
   const status = ctx.accounts.findApp(target.clientId)?.status ?? 'unknown';
   return {
     client_id: target.clientId,
     account: status,
-    note: `${noteFor(status, `token-gateway apps disable ${target.clientId}`)} After a leaked client secret, also give the client a new secret (token-gateway hash-secret).`,
+    note: `${noteFor(revoked, status, `token-gateway apps disable ${target.clientId}`)} After a leaked client secret, also give the client a new secret (token-gateway hash-secret).`,
   };
 }
 
-function noteFor(status: string, disable: string): string {
-  const revoked = 'Every access and refresh token of these grants is refused from now on, on every instance.';
+function noteFor(revoked: number, status: string, disable: string): string {
+  const done = revoked === 0 ? 'There was no active grant to revoke.' : 'Every access and refresh token of these grants is refused from now on, on every instance.';
   if (status === 'active') {
-    return `${revoked} The account is still active: a login in flight as this ran, or any later one, gets new tokens. Disable it first (${disable}), then run this again.`;
+    return `${done} The account is still active: a login in flight as this ran, or any later one, gets new tokens. Disable it first (${disable}), then run this again.`;
   }
-  return `${revoked} A login that was already past the password check as this ran can still complete; running this again catches it.`;
+  return `${done} A login that was already past the password check as this ran can still complete; running this again catches it.`;
 }
