@@ -105,21 +105,22 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock,
   });
   const loginThrottle = new LoginThrottle(store, config.brute_force);
-  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger, policies, loginThrottle };
+  const rotation: RotationSchedule = scheduleRotation(
+    keeper,
+    clock,
+    (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
+    (trigger) => logger.info({ kids: keyRing.list().map((key) => key.kid), trigger }, 'signing key rotated'),
+  );
+  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, loginThrottle };
   server.on('request', createRequestHandler(context, routes, forwarder));
 
   const admin = options.admin === false ? undefined : await startAdmin(context).catch(async (error: unknown) => {
+    rotation.stop();
     server.close();
     await store.close();
     throw error;
   });
   connect();
-  const rotation: RotationSchedule = scheduleRotation(
-    keeper,
-    clock,
-    (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
-    () => logger.info({ kids: keyRing.list().map((key) => key.kid) }, 'signing key rotated'),
-  );
   if (!config.issuer && isWildcard(config.listen.host)) {
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
   }
