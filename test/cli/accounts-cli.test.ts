@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -273,6 +273,24 @@ describe('token-gateway users/apps: the accounts file', () => {
     expect(after.mode & 0o777).toBe(0o640);
     expect(after.ino).not.toBe(before.ino);
     expect((await readdir(join(ws.accounts, '..'))).sort()).toEqual(['accounts.yaml', 'gateway.yaml', 'policies']);
+  });
+
+  it('follows a symbolic link: the file it points to is replaced, the link stays a link', async () => {
+    const ws = await workspace();
+    const link = join(ws.accounts, '..', 'current-accounts.yaml');
+    await symlink(ws.accounts, link);
+    expect((await cli(['users', 'disable', 'carol', '--accounts', link])).code).toBe(0);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readFile(ws.accounts, 'utf8')).toBe(accountsText.replace('    status: active\n', '    status: disabled\n'));
+  });
+
+  it('starts an empty accounts file', async () => {
+    const ws = await workspace();
+    await writeFile(ws.accounts, '');
+    expect((await cli(['users', 'add', 'dave', ...ws.target], 'dave-pw\n')).code).toBe(0);
+    expect((await cli(['apps', 'add', 'acme-client', ...ws.target])).code).toBe(0);
+    expect((await AccountRegistry.load(ws.accounts)).counts).toEqual({ users: 1, apps: 1 });
+    await expectCheckPasses(ws);
   });
 
   it('waits for another edit holding the lock, says so, then edits', async () => {
