@@ -10,7 +10,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 import { SecretEntryCancelled } from './read-secret.js';
 
-/** What `users` and `apps` share: where the accounts file is, and how failures are told. */
+// What `users` and `apps` share: where the accounts file is, and how failures are told.
 
 export const TARGET_OPTIONS = {
   config: { type: 'string' },
@@ -36,9 +36,11 @@ export interface AccountsTarget {
 
 /** `--accounts` wins over the config's `accounts` key, resolved the same way `serve` does. */
 export async function resolveTarget(values: { config?: string | undefined; accounts?: string | undefined }): Promise<AccountsTarget> {
-  const readsConfig = values.accounts === undefined || values.config !== undefined;
-  const config = readsConfig ? await loadGatewayConfig(values.config ?? DEFAULT_CONFIG_FILE) : undefined;
-  return { file: values.accounts === undefined ? (config as GatewayConfig).accounts : resolve(values.accounts), config };
+  if (values.accounts !== undefined) {
+    return { file: resolve(values.accounts), config: values.config === undefined ? undefined : await loadGatewayConfig(values.config) };
+  }
+  const config = await loadGatewayConfig(values.config ?? DEFAULT_CONFIG_FILE);
+  return { file: config.accounts, config };
 }
 
 /** The subcommand and the one name it acts on. */

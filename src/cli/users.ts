@@ -2,7 +2,17 @@ import { parseArgs } from 'node:util';
 import { AccountEditRefused } from '../accounts/accounts-document.js';
 import { editAccountsFile, readAccountsDocument } from '../accounts/accounts-file.js';
 import { hashSecret } from '../accounts/secret-hash.js';
-import { actionAndName, assertAccountName, CommandLineError, editOptions, resolveTarget, runAccountCommand, setStatus, TARGET_OPTIONS, TARGET_USAGE } from './accounts-command.js';
+import {
+  actionAndName,
+  assertAccountName,
+  CommandLineError,
+  editOptions,
+  resolveTarget,
+  runAccountCommand,
+  setStatus,
+  TARGET_OPTIONS,
+  TARGET_USAGE,
+} from './accounts-command.js';
 import { EXIT, type CommandIo } from './io.js';
 import { readSecret } from './read-secret.js';
 
@@ -20,7 +30,12 @@ const ACTIONS = ['add', 'disable', 'enable', 'set-password'] as const;
 export async function usersCommand(args: readonly string[], io: CommandIo): Promise<number> {
   const label = ACTIONS.find((action) => action === args[0]) ? `users ${args[0]}` : 'users';
   return runAccountCommand(label, USERS_USAGE, io, async () => {
-    const { values, positionals } = parseArgs({ args: [...args], options: { ...TARGET_OPTIONS, status: { type: 'string' } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: { ...TARGET_OPTIONS, status: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
     if (values.help) {
       io.stdout.write(`${USERS_USAGE}\n`);
       return EXIT.ok;
