@@ -1,11 +1,16 @@
-import { chmod, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConcurrentChange, replaceFileAtomically } from '../../src/accounts/atomic-write.js';
 
+const folders: string[] = [];
+afterAll(() => Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true }))));
+
 async function fileWith(text: string, mode: number): Promise<string> {
-  const file = join(await mkdtemp(join(tmpdir(), 'tg-atomic-')), 'accounts.yaml');
+  const folder = await mkdtemp(join(tmpdir(), 'tg-atomic-'));
+  folders.push(folder);
+  const file = join(folder, 'accounts.yaml');
   await writeFile(file, text);
   await chmod(file, mode);
   return file;

@@ -1,11 +1,18 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LockUnavailable, withFileLock } from '../../src/accounts/file-lock.js';
 
-const lockIn = async () => join(await mkdtemp(join(tmpdir(), 'tg-lock-')), 'accounts.yaml.lock');
+const folders: string[] = [];
+afterAll(() => Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true }))));
+
+async function lockIn(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), 'tg-lock-'));
+  folders.push(folder);
+  return join(folder, 'accounts.yaml.lock');
+}
 
 describe('withFileLock', () => {
   it('holds the lock while the task runs and removes it after, also when the task fails', async () => {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { accountsYaml } from '../helpers/accounts.js';
 import { errorOf, passwordGrant } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
@@ -31,7 +31,9 @@ afterEach(async () => {
 describe('token-gateway users/apps with a real gateway process', () => {
   // Three commands and two gateway starts, each a process of its own: a wider bound than the default 20 s.
   it('a user and an app added from the command line get tokens once the gateway has restarted; a disabled user is refused', async () => {
-    const accounts = join(await mkdtemp(join(tmpdir(), 'tg-accounts-e2e-')), 'accounts.yaml');
+    const folder = await mkdtemp(join(tmpdir(), 'tg-accounts-e2e-'));
+    onTestFinished(() => rm(folder, { recursive: true, force: true }));
+    const accounts = join(folder, 'accounts.yaml');
     await writeFile(accounts, await accountsYaml());
     const newcomers = { username: 'dave', password: 'dave-password-1', client_id: 'acme-client' };
 

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, stat, symlink, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountRegistry } from '../../src/accounts/registry.js';
 import { hashSecret } from '../../src/accounts/secret-hash.js';
 import { run } from '../../src/cli/run.js';
@@ -60,8 +60,12 @@ interface Workspace {
   target: string[];
 }
 
+const folders: string[] = [];
+afterAll(() => Promise.all(folders.map((folder) => rm(folder, { recursive: true, force: true }))));
+
 async function workspace(): Promise<Workspace> {
   const dir = await mkdtemp(join(tmpdir(), 'tg-accounts-cli-'));
+  folders.push(dir);
   await writeFile(join(dir, 'accounts.yaml'), accountsText);
   await chmod(join(dir, 'accounts.yaml'), 0o640);
   await writeFile(join(dir, 'gateway.yaml'), 'accounts: ./accounts.yaml\npolicies:\n  folder: ./policies\n');
