@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { appsCommand } from './apps.js';
 import { checkCommand } from './check.js';
 import { grantsCommand } from './grants.js';
 import { HASH_SECRET_USAGE, hashSecretCommand } from './hash-secret.js';
@@ -6,6 +7,7 @@ import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 import { keysCommand } from './keys.js';
 import { revokeCommand } from './revoke.js';
 import { serveCommand } from './serve.js';
+import { usersCommand } from './users.js';
 
 const USAGE = `usage: token-gateway <command> [options]
 
@@ -13,6 +15,10 @@ commands:
   serve [--config FILE] [--port N]   run the gateway (default config: ./gateway.yaml)
   hash-secret                        hash a password or client secret read from standard input
   check [--config FILE]              validate the config and the files it names
+  users add|disable|enable|set-password USERNAME [--config FILE | --accounts FILE]
+                                     edit the developer accounts in accounts.yaml (\`users --help\`)
+  apps add|disable|enable|rotate-secret CLIENT_ID [--config FILE | --accounts FILE]
+                                     edit the applications in accounts.yaml (\`apps --help\`)
 
 admin commands (they call a running gateway's admin API; each also takes [--config FILE] [--admin URL]):
   keys rotate [--drop-previous]      sign with a new key from now on (--drop-previous: refuse every token signed before)
@@ -44,6 +50,10 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
         return await revokeCommand(rest, io);
       case 'grants':
         return await grantsCommand(rest, io);
+      case 'users':
+        return await usersCommand(rest, io);
+      case 'apps':
+        return await appsCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
