@@ -20,6 +20,8 @@ import { RouteTable } from './proxy/routes.js';
 import { ADMIN_OPERATIONS, operationRoute, type AdminAccess } from './ops/admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin-server.js';
 import { healthRoutes } from './ops/health.js';
+import { Metrics } from './ops/metrics.js';
+import { metricsRoute } from './ops/metrics-route.js';
 import { createRequestHandler } from './server.js';
 import { buildStore } from './store/create.js';
 
@@ -105,7 +107,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock,
   });
   const loginThrottle = new LoginThrottle(store, config.brute_force);
-  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger, policies, loginThrottle };
+  const metrics = new Metrics({ store, keyRing });
+  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger, policies, loginThrottle, metrics };
   server.on('request', createRequestHandler(context, routes, forwarder));
 
   const admin = options.admin === false ? undefined : await startAdmin(context).catch(async (error: unknown) => {
@@ -118,7 +121,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     keeper,
     clock,
     (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
-    () => logger.info({ kids: keyRing.list().map((key) => key.kid) }, 'signing key rotated'),
+    () => {
+      metrics.keyRotated();
+      logger.info({ kids: keyRing.list().map((key) => key.kid) }, 'signing key rotated');
+    },
   );
   if (!config.issuer && isWildcard(config.listen.host)) {
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
@@ -145,7 +151,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 }
 
 async function startAdmin(ctx: GatewayContext): Promise<AdminServer> {
-  const routes = new Map<string, AdminRoute>(healthRoutes(ctx));
+  const routes = new Map<string, AdminRoute>([...healthRoutes(ctx), ['/metrics', metricsRoute(() => ctx.metrics.exposition())]]);
   const { host, port } = ctx.config.admin;
   const access = await adminAccessOf(ctx.config);
   for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(ctx, input)));

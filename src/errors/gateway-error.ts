@@ -6,6 +6,13 @@ export interface GatewayErrorOptions {
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
   headers?: Readonly<Record<string, string>>;
   cause?: unknown;
+  /** The policy that refused the request, for metrics (logs name it in `detail`). */
+  policy?: RefusingPolicy;
+}
+
+export interface RefusingPolicy {
+  readonly name: string;
+  readonly kind: string;
 }
 
 /**
@@ -17,6 +24,7 @@ export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly detail: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly policy: RefusingPolicy | undefined;
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     super(options.detail ?? catalogue[code].message, { cause: options.cause });
@@ -24,6 +32,7 @@ export class GatewayError extends Error {
     this.code = code;
     this.detail = options.detail;
     this.headers = options.headers ?? {};
+    this.policy = options.policy;
   }
 
   /**

@@ -1,5 +1,14 @@
+import type { ErrorCode } from '../errors/catalogue.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { CompiledPolicy, PolicyRequest } from './policy.js';
+
+/**
+ * The codes by which a policy refuses (SPEC 7's protection rows). A check can
+ * also throw others on the way (the token it verified is invalid, the body it
+ * read is malformed): those are not the policy's refusal and are not counted
+ * as one.
+ */
+const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['REGEX_THREAT', 'JSON_THREAT', 'SPIKE_ARREST', 'IP_RANGE_FORBIDDEN', 'TIME_OF_DAY_FORBIDDEN']);
 
 /**
  * Runs a chain in order and stops at the first refusal, which becomes the
@@ -14,10 +23,13 @@ export async function enforce(chain: readonly CompiledPolicy[], request: PolicyR
     } catch (error) {
       // A streaming check stops a body by throwing (and a check may verify the token): the log line still names the policy.
       if (error instanceof GatewayError) {
-        throw new GatewayError(error.code, { detail: `policy ${policy.name}: ${error.detail ?? ''}`, headers: error.headers, cause: error });
+        const refusedBy = REFUSALS.has(error.code) ? { name: policy.name, kind: policy.kind } : undefined;
+        throw new GatewayError(error.code, { detail: `policy ${policy.name}: ${error.detail ?? ''}`, headers: error.headers, cause: error, policy: refusedBy });
       }
       throw error;
     }
-    if (verdict) throw new GatewayError(verdict.code, { detail: `policy ${policy.name}: ${verdict.detail}`, headers: verdict.headers });
+    if (verdict) {
+      throw new GatewayError(verdict.code, { detail: `policy ${policy.name}: ${verdict.detail}`, headers: verdict.headers, policy: { name: policy.name, kind: policy.kind } });
+    }
   }
 }
