@@ -136,11 +136,15 @@ describe('workers', () => {
       const replaced = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker');
       expect(replaced).toContain(survivor);
       for (const pid of replaced) process.kill(pid, 'SIGKILL');
-      await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
+      const fresh = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
       expect(gateway.alive).toBe(true);
-      // With every worker gone the cluster closed the listening socket; listen.port 0 then gives the new ones a new port.
-      const listening = gateway.lines.filter((line) => line.msg === 'token-gateway listening');
-      const url = listening.at(-1)!.url as string;
+      // With every worker gone the cluster closed the listening socket; listen.port 0 then gives the new ones a new port,
+      // which only their own lines tell (they are forked well before they listen).
+      const url = (await eventually(
+        () => gateway.lines.find((line) => line.msg === 'token-gateway listening' && fresh.includes(line.pid as number))?.url,
+        (found) => found !== undefined,
+        'a new worker listening',
+      )) as string;
       await everyWorkerReady(gateway, url);
       const tokens = await issueTokens(url);
       expect(await callOnNewConnection(url, tokens.access_token)).toBe(200);
