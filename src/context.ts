@@ -2,6 +2,7 @@ import type { AccountRegistry } from './accounts/registry.js';
 import type { Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { KeyRing } from './keys/key-ring.js';
+import type { KeyRotation } from './keys/rotation.js';
 import type { Logger } from './log/logger.js';
 import type { AccessTokens } from './oauth/access-token.js';
 import type { LoginThrottle } from './oauth/brute-force.js';
@@ -18,6 +19,8 @@ export interface GatewayContext {
   readonly accounts: AccountRegistry;
   readonly store: Store;
   readonly keyRing: KeyRing;
+  /** Rotating the signing key now (admin API), through the same lock and schedule as the automatic rotation. */
+  readonly keyRotation: KeyRotation;
   readonly accessTokens: AccessTokens;
   readonly logger: Logger;
   /** The policies in force; a request reads `current` once and keeps that set. */

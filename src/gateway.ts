@@ -108,24 +108,25 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const loginThrottle = new LoginThrottle(store, config.brute_force);
   const metrics = new Metrics({ store, keyRing });
-  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, accessTokens, logger, policies, loginThrottle, metrics };
+  const rotation: RotationSchedule = scheduleRotation(
+    keeper,
+    clock,
+    (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
+    (trigger) => {
+      metrics.keyRotated(trigger);
+      logger.info({ kids: keyRing.list().map((key) => key.kid), trigger }, 'signing key rotated');
+    },
+  );
+  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, loginThrottle, metrics };
   server.on('request', createRequestHandler(context, routes, forwarder));
 
   const admin = options.admin === false ? undefined : await startAdmin(context).catch(async (error: unknown) => {
+    rotation.stop();
     server.close();
     await store.close();
     throw error;
   });
   connect();
-  const rotation: RotationSchedule = scheduleRotation(
-    keeper,
-    clock,
-    (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
-    () => {
-      metrics.keyRotated();
-      logger.info({ kids: keyRing.list().map((key) => key.kid) }, 'signing key rotated');
-    },
-  );
   if (!config.issuer && isWildcard(config.listen.host)) {
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
   }

@@ -11,6 +11,7 @@ import { requestIdOf } from './http/request-id.js';
 import { discoveryEndpoint } from './oauth/endpoints/discovery.js';
 import type { Endpoint } from './oauth/endpoints/endpoint.js';
 import { jwksEndpoint } from './oauth/endpoints/jwks.js';
+import { openApiEndpoint } from './oauth/endpoints/openapi.js';
 import { revokeEndpoint } from './oauth/endpoints/revoke.js';
 import { tokenEndpoint } from './oauth/endpoints/token.js';
 import type { Forwarder } from './proxy/forward.js';
@@ -21,7 +22,7 @@ import { enforceEndpointPolicies } from './oauth/endpoint-policies.js';
 import { livenessEndpoint, readinessEndpoint } from './ops/health.js';
 
 const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
-  [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint, readinessEndpoint, livenessEndpoint].map((endpoint) => [endpoint.path, endpoint]),
+  [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint, openApiEndpoint, readinessEndpoint, livenessEndpoint].map((endpoint) => [endpoint.path, endpoint]),
 );
 
 /**
@@ -118,6 +119,7 @@ function logAccess(ctx: GatewayContext, exchange: Exchange, status: number, late
       latencyMs: Math.round(latencyMs * 100) / 100,
       clientId: exchange.clientId,
       errorCode: error?.code,
+      policy: error?.policy,
       detail: error?.detail,
     },
     'request',

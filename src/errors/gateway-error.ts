@@ -6,13 +6,8 @@ export interface GatewayErrorOptions {
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
   headers?: Readonly<Record<string, string>>;
   cause?: unknown;
-  /** The policy that refused the request, for metrics (logs name it in `detail`). */
-  policy?: RefusingPolicy;
-}
-
-export interface RefusingPolicy {
-  readonly name: string;
-  readonly kind: string;
+  /** The policy whose check refused the request, for the access line's `policy` field. */
+  policy?: string;
 }
 
 /**
@@ -24,7 +19,7 @@ export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly detail: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
-  readonly policy: RefusingPolicy | undefined;
+  readonly policy: string | undefined;
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     super(options.detail ?? catalogue[code].message, { cause: options.cause });

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { catalogue, type ErrorCode } from '../errors/catalogue.js';
 import type { Exchange } from '../http/exchange.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { RotationTrigger } from '../keys/rotation.js';
 import type { Store } from '../store/types.js';
 import { readinessOf } from './health.js';
 import { CounterFamily, HistogramFamily, type CounterSeries, type HistogramSeries } from './metric-families.js';
@@ -70,7 +71,7 @@ export class Metrics {
   private readonly revoked: CounterFamily<'token_type'>;
   private readonly failures = new Map<ErrorCode, CounterSeries>();
   private readonly policyRejections: CounterFamily<'policy' | 'kind'>;
-  private readonly rotations: CounterSeries;
+  private readonly rotations = new Map<RotationTrigger, CounterSeries>();
   private readonly routes = new Map<string, RouteSeries>();
 
   constructor(sources: MetricsSources) {
@@ -111,11 +112,12 @@ export class Metrics {
       help: 'Requests refused by a policy, by policy name and kind.',
       labelNames: ['policy', 'kind'],
     });
-    this.rotations = new CounterFamily(own, {
+    const rotations = new CounterFamily(own, {
       name: 'token_gateway_key_rotations_total',
-      help: 'Changes of the shared key ring (a key added or retired) made by this instance.',
-      labelNames: [],
-    }).series({});
+      help: 'Changes this instance made to the shared key ring, by trigger: schedule (next key published, retired key dropped) or admin (rotate now).',
+      labelNames: ['trigger'],
+    });
+    for (const trigger of ['schedule', 'admin'] as const) this.rotations.set(trigger, rotations.series({ trigger }));
     for (const grantType of ['password', 'refresh_token']) this.issued.series({ grant_type: grantType });
     for (const tokenType of ['refresh_token', 'access_token', 'none'] as const) this.revoked.series({ token_type: tokenType });
     registerGauges(own, sources);
@@ -131,7 +133,13 @@ export class Metrics {
     if (forwardedAt !== undefined && upstreamRespondedAt !== undefined) route.upstream.observe(Number(upstreamRespondedAt - forwardedAt) / 1e9);
     if (!error) return;
     this.failures.get(error.code)?.inc();
-    if (error.policy) this.policyRejections.series({ policy: error.policy.name, kind: error.policy.kind }).inc();
+    if (error.policy !== undefined) this.policyRejected(error.policy, exchange);
+  }
+
+  /** The kind is the refusing policy's in the set the request ran under (a reload since then does not change it). */
+  private policyRejected(policy: string, exchange: Exchange): void {
+    const kind = exchange.policies?.set.policies.get(policy)?.kind ?? 'unknown';
+    this.policyRejections.series({ policy, kind }).inc();
   }
 
   tokensIssued(grantType: string): void {
@@ -142,8 +150,8 @@ export class Metrics {
     this.revoked.series({ token_type: tokenType }).inc();
   }
 
-  keyRotated(): void {
-    this.rotations.inc();
+  keyRotated(trigger: RotationTrigger): void {
+    this.rotations.get(trigger)?.inc();
   }
 
   /** The text exposition format, with its Content-Type. */

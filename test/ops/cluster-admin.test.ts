@@ -16,7 +16,7 @@ import { scrape, scrapeCounted } from '../helpers/metrics.js';
  * JSON-copied). test/ops/workers-admin.test.ts runs the same over node:cluster.
  */
 
-/** A tiny operation table, since the admin operations are not part of this change. */
+/** An operation table of the test's own: one that echoes what reached it, one that fails (the real ones run over node:cluster in workers-admin.test.ts). */
 const ECHO: AdminOperation = { path: '/admin/v1/test/echo', method: 'POST', run: async (ctx, input) => ({ status: 201, body: { input, issuer: ctx.issuer } }) };
 const LOOKUP: AdminOperation = { path: '/admin/v1/test/lookup', method: 'GET', run: async (_ctx, input) => ({ status: 200, body: { found: input.name ?? null } }) };
 const BROKEN: AdminOperation = {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../helpers/clock.js';
 import { bootGateway, callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revoke, type TestGateway } from '../helpers/gateway.js';
+import { adminCall } from '../helpers/admin.js';
 import { scrape, scrapeCounted, type Scrape } from '../helpers/metrics.js';
 
 const ROTATION_MS = 200;
@@ -136,21 +137,31 @@ describe('metrics on the admin listener', () => {
     expect(scraped.value('token_gateway_signing_keys')).toBe(2);
   });
 
-  it('counts a key rotation when the clock reaches the next key', async () => {
+  it('counts a scheduled key rotation when the clock reaches the next key', async () => {
+    const scheduled = { trigger: 'schedule' };
     const before = await scrape(admin);
     expect(before.value('token_gateway_key_rotations_total')).toBe(0);
     clock.advance(ROTATION_MS);
     // The rotation schedule polls every interval of real time; the frozen clock decides when there is work.
     const deadline = Date.now() + 10_000;
     let after = before;
-    while (after.value('token_gateway_key_rotations_total') === 0 && Date.now() < deadline) {
+    while (after.value('token_gateway_key_rotations_total', scheduled) === 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       after = await scrape(admin);
     }
-    expect(after.value('token_gateway_key_rotations_total')).toBe(1);
+    expect(after.value('token_gateway_key_rotations_total', scheduled)).toBe(1);
+    expect(after.value('token_gateway_key_rotations_total', { trigger: 'admin' })).toBe(0);
     // The next key is published beside the signing one and the one it replaced, which still verifies.
     expect(after.value('token_gateway_signing_keys')).toBe(3);
     expect(gw.logs.filter((line) => line.msg === 'signing key rotated')).toHaveLength(1);
+  });
+
+  it('counts a rotation asked for through the admin API under its own trigger', async () => {
+    const before = await scrape(admin);
+    expect((await adminCall(admin, 'POST', '/admin/v1/keys/rotate')).status).toBe(200);
+    const after = await scrape(admin);
+    expect(after.value('token_gateway_key_rotations_total', { trigger: 'admin' }) - before.value('token_gateway_key_rotations_total', { trigger: 'admin' })).toBe(1);
+    expect(after.value('token_gateway_key_rotations_total', { trigger: 'schedule' })).toBe(before.value('token_gateway_key_rotations_total', { trigger: 'schedule' }));
   });
 
   describe('the admin listener', () => {

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCall } from '../helpers/admin.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { issueTokens } from '../helpers/gateway.js';
 import { scrape, type Scrape } from '../helpers/metrics.js';
@@ -32,6 +34,19 @@ function callOnNewConnection(url: string, token: string): Promise<number> {
     const req = request(`${url}${PROTECTED}directors`, { agent: false, headers: { authorization: `Bearer ${token}`, connection: 'close' } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The kids of the JWKS, fetched on a connection of its own so that either worker may answer. */
+function jwksOnNewConnection(url: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/oauth2/v1/keys`, { agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve((JSON.parse(body) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid)));
     });
     req.on('error', reject);
     req.end();
@@ -118,6 +133,27 @@ describe('the admin listener with workers: 2', () => {
     await redis.launch();
     await eventually(async () => (await readiness(gateway.adminUrl)).status === 200, 15_000);
     expect((await scrape(gateway.adminUrl)).value('token_gateway_store_up')).toBe(1);
+  });
+
+  it('has each admin operation run by a worker: the grants it lists and a key rotation every worker then serves', async () => {
+    const { access_token } = await issueTokens(gateway.url);
+    const grants = await adminCall(gateway.adminUrl, 'GET', '/admin/v1/grants', { username: 'alice' });
+    expect(grants.status).toBe(200);
+    expect(grants.body.total).toBeGreaterThanOrEqual(1);
+
+    const rotated = await adminCall(gateway.adminUrl, 'POST', '/admin/v1/keys/rotate');
+    expect(rotated.status).toBe(200);
+    // Both workers publish the new key (the one that did not rotate hears of it from the store) and sign with it.
+    const kidsSeen = async () => {
+      const jwks = await Promise.all(Array.from({ length: 6 }, () => jwksOnNewConnection(gateway.url)));
+      return jwks.every((kids) => kids.includes(rotated.body.kid as string));
+    };
+    await eventually(kidsSeen, 10_000);
+    expect(decodeProtectedHeader((await issueTokens(gateway.url)).access_token).kid).toBe(rotated.body.kid);
+    // Tokens signed before the rotation still verify.
+    expect(await callOnNewConnection(gateway.url, access_token)).toBe(200);
+    // Counted once, by the worker that ran it.
+    expect((await scrape(gateway.adminUrl)).value('token_gateway_key_rotations_total', { trigger: 'admin' })).toBe(1);
   });
 
   it('answers unknown paths with 404 and other methods with 405, as a single gateway does', async () => {
