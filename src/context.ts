@@ -6,6 +6,7 @@ import type { KeyRotation } from './keys/rotation.js';
 import type { Logger } from './log/logger.js';
 import type { AccessTokens } from './oauth/access-token.js';
 import type { LoginThrottle } from './oauth/brute-force.js';
+import type { Metrics } from './ops/metrics.js';
 import type { PolicyRuntime } from './policies/runtime.js';
 import type { Store } from './store/types.js';
 
@@ -26,4 +27,6 @@ export interface GatewayContext {
   readonly policies: PolicyRuntime;
   /** Failed-password counters (brute force). */
   readonly loginThrottle: LoginThrottle;
+  /** Prometheus metrics, served on the admin listener. */
+  readonly metrics: Metrics;
 }

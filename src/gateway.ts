@@ -20,6 +20,8 @@ import { RouteTable } from './proxy/routes.js';
 import { ADMIN_OPERATIONS, operationRoute, type AdminAccess } from './ops/admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin-server.js';
 import { healthRoutes } from './ops/health.js';
+import { Metrics } from './ops/metrics.js';
+import { metricsRoute } from './ops/metrics-route.js';
 import { createRequestHandler } from './server.js';
 import { buildStore } from './store/create.js';
 
@@ -105,13 +107,17 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock,
   });
   const loginThrottle = new LoginThrottle(store, config.brute_force);
+  const metrics = new Metrics({ store, keyRing });
   const rotation: RotationSchedule = scheduleRotation(
     keeper,
     clock,
     (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
-    (trigger) => logger.info({ kids: keyRing.list().map((key) => key.kid), trigger }, 'signing key rotated'),
+    (trigger) => {
+      metrics.keyRotated(trigger);
+      logger.info({ kids: keyRing.list().map((key) => key.kid), trigger }, 'signing key rotated');
+    },
   );
-  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, loginThrottle };
+  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, loginThrottle, metrics };
   server.on('request', createRequestHandler(context, routes, forwarder));
 
   const admin = options.admin === false ? undefined : await startAdmin(context).catch(async (error: unknown) => {
@@ -146,7 +152,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 }
 
 async function startAdmin(ctx: GatewayContext): Promise<AdminServer> {
-  const routes = new Map<string, AdminRoute>(healthRoutes(ctx));
+  const routes = new Map<string, AdminRoute>([...healthRoutes(ctx), ['/metrics', metricsRoute(() => ctx.metrics.exposition())]]);
   const { host, port } = ctx.config.admin;
   const access = await adminAccessOf(ctx.config);
   for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(ctx, input)));

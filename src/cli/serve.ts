@@ -3,6 +3,8 @@ import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { startGateway, type RunningGateway } from '../gateway.js';
 import { createLogger } from '../log/logger.js';
+import { answerPrimary } from '../ops/cluster/answers.js';
+import { startClusterAdmin } from '../ops/cluster/primary-admin.js';
 import { resolveWorkerCount, superviseWorkers } from './cluster.js';
 import { EXIT, type CommandIo } from './io.js';
 
@@ -23,9 +25,13 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     const workers = resolveWorkerCount(config.workers);
     if (workers > 1 && cluster.isPrimary) {
       const serveArgs = ['--config', options.configFile, ...(options.port === undefined ? [] : ['--port', String(options.port)])];
-      return await superviseWorkers(workers, serveArgs, createLogger(config.log.level));
+      const logger = createLogger(config.log.level);
+      // The primary alone opens the admin listener and answers it for every worker.
+      const admin = await startClusterAdmin(config, logger);
+      return await superviseWorkers(workers, serveArgs, logger).finally(() => admin.close());
     }
-    gateway = await startGateway({ config });
+    gateway = await startGateway({ config, admin: !cluster.isWorker });
+    if (cluster.isWorker) answerPrimary(gateway.context);
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);

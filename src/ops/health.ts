@@ -9,7 +9,7 @@ export interface Readiness {
 }
 
 /** Ready when the store answers (its mirrors loaded) and the signing keys are loaded. */
-export function readinessOf(ctx: GatewayContext): Readiness {
+export function readinessOf(ctx: Pick<GatewayContext, 'store' | 'keyRing'>): Readiness {
   const store = ctx.store.health();
   const keysLoaded = ctx.keyRing.loaded;
   return {

@@ -23,7 +23,7 @@ export class GatewayProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
-    /** The admin listener (metrics, probes, admin API). */
+    /** The admin listener (metrics, probes, admin API): the primary's with `workers: N`. */
     readonly adminUrl: string,
     private readonly dir: string,
     stdoutLines: Array<Record<string, unknown>>,
@@ -48,6 +48,14 @@ export class GatewayProcess {
     child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
     const { url, adminUrl } = await new Promise<{ url: string; adminUrl: string }>((resolveUrl, reject) => {
       let buffered = '';
+      // One process: both URLs in its 'token-gateway listening' line. `workers: N`: the primary's 'admin listening'
+      // line has the admin URL (it alone opens that listener) and the workers' lines the URL they share.
+      let found: { url?: string; adminUrl?: string } = {};
+      const note = (line: Record<string, unknown>) => {
+        if (line.msg === 'token-gateway listening') found = { ...found, url: line.url as string, adminUrl: (line.adminUrl as string | undefined) ?? found.adminUrl };
+        if (line.msg === 'admin listening') found = { ...found, adminUrl: line.adminUrl as string };
+        if (found.url !== undefined && found.adminUrl !== undefined) resolveUrl({ url: found.url, adminUrl: found.adminUrl });
+      };
       child.stdout?.on('data', (chunk: Buffer) => {
         output.stdout += chunk.toString();
         buffered += chunk.toString();
@@ -58,7 +66,7 @@ export class GatewayProcess {
           try {
             const parsed = JSON.parse(line) as Record<string, unknown>;
             lines.push(parsed);
-            if (parsed.msg === 'token-gateway listening') resolveUrl({ url: parsed.url as string, adminUrl: parsed.adminUrl as string });
+            note(parsed);
           } catch {
             lines.push({ unparsed: line });
           }
