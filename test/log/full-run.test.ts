@@ -158,8 +158,16 @@ describe('a whole run of a gateway process, stdout and stderr', () => {
     // The operator: probes on both listeners, the admin API with a right and a wrong token, a policy reload by
     // signal, and an edit that is refused.
     for (const base of [gateway.url, gateway.adminUrl]) for (const probe of ['/livez', '/readyz']) expect((await fetch(`${base}${probe}`)).status).toBe(200);
-    await fetch(`${gateway.adminUrl}/admin/v1/keys`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-    await fetch(`${gateway.adminUrl}/admin/v1/keys`, { headers: { authorization: `Bearer ${secret('wrong-admin-token')}` } });
+    const admin = (path: string, tokenValue: string, body?: unknown) =>
+      fetch(`${gateway.adminUrl}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${tokenValue}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then((response) => response.status);
+    expect(await admin('/admin/v1/grants', ADMIN_TOKEN)).toBe(200);
+    expect(await admin('/admin/v1/grants', secret('wrong-admin-token'))).toBe(401);
+    expect(await admin('/admin/v1/keys/rotate', ADMIN_TOKEN, {})).toBe(200);
+    expect(await admin('/admin/v1/revocations', ADMIN_TOKEN, { client_id: OTHER_APP.client_id })).toBe(200);
     gateway.signal('SIGHUP');
     await eventually(() => gateway.lines.some((line) => line.msg === 'policies reloaded' && line.reason === 'SIGHUP'));
     await writeFile(join(dir, 'policies', 'broken.yaml'), 'policies:\n  - name: broken\n    kind: no-such-kind\n');
