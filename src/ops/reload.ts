@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { AccountRegistry } from '../accounts/registry.js';
 import { accountsSchema, type AccountsFile } from '../accounts/schema.js';
@@ -115,9 +116,9 @@ export class ConfigReloader {
   /** Both files, validated; every problem of both, so that one reload reports everything to fix. */
   private async readBoth(running: GatewayConfig): Promise<{ config: GatewayConfig; accounts: AccountsFile } | { issues: string[] }> {
     const [config, accounts] = await Promise.allSettled([
-      loadGatewayConfig(running.source, this.options.overrides),
+      notEmpty(running.source).then(() => loadGatewayConfig(running.source, this.options.overrides)),
       // The path is restart-only: the file the gateway started with is the one re-read.
-      loadYamlFile(running.accounts, accountsSchema),
+      notEmpty(running.accounts).then(() => loadYamlFile(running.accounts, accountsSchema)),
     ]);
     if (config.status === 'fulfilled' && accounts.status === 'fulfilled') return { config: config.value, accounts: accounts.value };
     return { issues: [config, accounts].flatMap((result) => (result.status === 'rejected' ? issuesOf(result.reason) : [])) };
@@ -126,6 +127,19 @@ export class ConfigReloader {
   private rejected(reason: string, issues: readonly string[]): GatewayReloadOutcome {
     for (const issue of issues) this.options.logger.error({ reason, issue }, 'configuration reload rejected; the running configuration stays');
     return { ok: false, issues };
+  }
+}
+
+/**
+ * An empty file is valid YAML with every default, which for a running
+ * gateway means no routes or no accounts at all: far more likely an editor
+ * caught between truncating and writing than an intent. Refused on reload
+ * (a restart with an empty file still starts on the defaults).
+ */
+async function notEmpty(file: string): Promise<void> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text !== undefined && text.trim() === '') {
+    throw new ConfigError([{ file, key: '', message: 'the file is empty (a write still in progress?); restart to run on the defaults' }]);
   }
 }
 

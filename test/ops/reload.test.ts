@@ -91,7 +91,8 @@ describe('configuration reload', () => {
   it('lets a request in flight finish with the configuration it started with', async () => {
     const inFlight = callProtected(gw.url, token, '/held/a');
     await eventually(() => held.held === 1);
-    await writeConfig({ routes: [(config.routes as object[])[0]] });
+    // A new body limit also means a new forwarding engine: the one in use stays open for the request it carries.
+    await writeConfig({ routes: [(config.routes as object[])[0]], limits: { body_size: '2mb' } });
     expect((await gw.gateway.reload('test: held route removed')).ok).toBe(true);
     expect((await callProtected(gw.url, token, '/held/b')).status).toBe(404);
     held.release();
@@ -107,7 +108,7 @@ describe('configuration reload', () => {
     await replaceFile(join(gw.dir, 'accounts.yaml'), valid.replace(/password_hash: \S+/, 'password_hash: plain-text').replace('status: suspended', 'status: ""'));
     const outcome = await gw.gateway.reload('test: bad accounts');
     expect(outcome.ok).toBe(false);
-    const issues = (outcome as { issues: string[] }).issues;
+    const issues = (outcome as { issues: readonly string[] }).issues;
     expect(issues).toEqual([
       expect.stringMatching(/accounts\.yaml:\d+: users\[0\]\.password_hash: expected an argon2id PHC string/),
       expect.stringMatching(/accounts\.yaml:\d+: users\[1\]\.status: /),
@@ -124,7 +125,7 @@ describe('configuration reload', () => {
     await writeConfig({ routes: [{ path: '/business/score/v2/', upstream: 'ftp://example.com' }], limits: { body_size: 'huge' } });
     const outcome = await gw.gateway.reload('test: bad config');
     expect(outcome.ok).toBe(false);
-    const issues = (outcome as { issues: string[] }).issues;
+    const issues = (outcome as { issues: readonly string[] }).issues;
     expect(issues).toHaveLength(2);
     expect(issues).toEqual(
       expect.arrayContaining([
@@ -141,6 +142,17 @@ describe('configuration reload', () => {
     expect((await callProtected(gw.url, token, '/business/score/v2/x?q=forbidden')).status).toBe(200);
     await writeConfig({});
     expect((await gw.gateway.reload('test: config fixed')).ok).toBe(true);
+  });
+
+  it('refuses an empty file, which is an editor caught mid-write far more often than an intent', async () => {
+    await writeFile(join(gw.dir, 'accounts.yaml'), '');
+    expect(await gw.gateway.reload('test: empty accounts')).toEqual({
+      ok: false,
+      issues: [expect.stringMatching(/accounts\.yaml: the file is empty \(a write still in progress\?\)/)],
+    });
+    expect((await passwordGrant(gw.url)).status).toBe(200);
+    await replaceFile(join(gw.dir, 'accounts.yaml'), await accountsWithNewUser());
+    expect((await gw.gateway.reload('test: accounts back')).ok).toBe(true);
   });
 
   it('warns about a changed restart-only key, keeps its running value, and applies the rest', async () => {
