@@ -34,7 +34,7 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Where logs go; stdout by default. */
   logDestination?: DestinationStream;
-  /** Already-loaded accounts; by default read from `config.accounts`. */
+  /** Already-loaded accounts; by default read from `config.accounts` (a reload reads that file in any case). */
   accounts?: AccountRegistry;
   /** Reload policies when their folder changes (default true; SIGHUP is wired by `serve`). */
   watchPolicies?: boolean;
