@@ -102,9 +102,10 @@ export class PolicyRuntime {
       const set = await this.build(target);
       if (this.closed) return { ok: true, policies: set.policies.size };
       const moved = target.config.policies.folder !== this.options.config.policies.folder;
+      // The caller's half first: if it throws, neither half has changed.
+      commit?.();
       this.options = target;
       this.set = set;
-      commit?.();
       // A folder replaced whole (rm -rf and recreate) leaves the old watch on a dead inode without an error:
       // a reload asked for from outside (SIGHUP) watches the folder afresh, as does a folder that moved.
       if (reason !== FILES_CHANGED || moved) this.stopWatching();
