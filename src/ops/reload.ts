@@ -44,7 +44,8 @@ export class ConfigReloader {
   private accounts: AccountsFile | undefined;
   private readonly watch?: FileWatch;
   private running?: Promise<GatewayReloadOutcome>;
-  private again = false;
+  /** The reason of a reload asked for while another ran. */
+  private again?: string;
   private closed = false;
 
   constructor(private readonly options: ConfigReloaderOptions) {
@@ -53,10 +54,14 @@ export class ConfigReloader {
     if (options.watch) this.watch = watchFiles([config.source, config.accounts], () => void this.reload(FILES_CHANGED), options.logger, 'config folder');
   }
 
-  /** Reloads now; a reload asked for while one runs is done once more after it, so the last edit always wins. */
+  /**
+   * Reloads now. A reload asked for while one runs is done once more after
+   * it (under the latest reason), so the last edit always wins; every caller
+   * meanwhile gets that later outcome.
+   */
   reload(reason: string): Promise<GatewayReloadOutcome> {
     if (this.running) {
-      this.again = true;
+      this.again = reason;
       return this.running.then(() => this.running ?? this.reload(reason));
     }
     this.running = this.reloadOnce(reason)
@@ -64,10 +69,9 @@ export class ConfigReloader {
       .catch((error: unknown) => this.rejected(reason, [String(error)]))
       .finally(() => {
         this.running = undefined;
-        if (this.again && !this.closed) {
-          this.again = false;
-          void this.reload(reason);
-        }
+        const again = this.again;
+        this.again = undefined;
+        if (again !== undefined && !this.closed) void this.reload(again);
       });
     return this.running;
   }

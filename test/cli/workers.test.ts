@@ -136,11 +136,16 @@ describe('workers', () => {
       const replaced = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker');
       expect(replaced).toContain(survivor);
       for (const pid of replaced) process.kill(pid, 'SIGKILL');
-      await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
+      const fresh = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
       expect(gateway.alive).toBe(true);
       // With every worker gone the cluster closed the listening socket; listen.port 0 then gives the new ones a new port.
-      const listening = gateway.lines.filter((line) => line.msg === 'token-gateway listening');
-      const url = listening.at(-1)!.url as string;
+      // A new worker exists a while before it listens: wait for its own line rather than take an older worker's URL.
+      const listening = await eventually(
+        () => gateway.lines.find((line) => line.msg === 'token-gateway listening' && fresh.includes(line.pid as number)),
+        (line) => line !== undefined,
+        'a new worker listening',
+      );
+      const url = listening!.url as string;
       await everyWorkerReady(gateway, url);
       const tokens = await issueTokens(url);
       expect(await callOnNewConnection(url, tokens.access_token)).toBe(200);
