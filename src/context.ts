@@ -2,10 +2,12 @@ import type { AccountRegistry } from './accounts/registry.js';
 import type { Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { KeyRing } from './keys/key-ring.js';
+import type { KeyRotation } from './keys/rotation.js';
 import type { Logger } from './log/logger.js';
 import type { AccessTokens } from './oauth/access-token.js';
 import type { LoginThrottle } from './oauth/brute-force.js';
 import type { ShutdownState } from './ops/drain.js';
+import type { Metrics } from './ops/metrics.js';
 import type { PolicyRuntime } from './policies/runtime.js';
 import type { Store } from './store/types.js';
 
@@ -23,12 +25,16 @@ export interface GatewayContext {
   readonly accounts: AccountRegistry;
   readonly store: Store;
   readonly keyRing: KeyRing;
+  /** Rotating the signing key now (admin API), through the same lock and schedule as the automatic rotation. */
+  readonly keyRotation: KeyRotation;
   readonly accessTokens: AccessTokens;
   readonly logger: Logger;
   /** The policies in force; a request reads `current` once and keeps that set. */
   readonly policies: PolicyRuntime;
   /** Failed-password counters (brute force). */
   readonly loginThrottle: LoginThrottle;
+  /** Prometheus metrics, served on the admin listener. */
+  readonly metrics: Metrics;
   /** Whether a graceful shutdown has begun (readiness then answers 503 `draining`). */
   readonly shutdown: ShutdownState;
 }

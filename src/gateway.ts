@@ -23,6 +23,8 @@ import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin
 import { Drain } from './ops/drain.js';
 import { Generations, type SharedParts } from './ops/generation.js';
 import { healthRoutes } from './ops/health.js';
+import { Metrics } from './ops/metrics.js';
+import { metricsRoute } from './ops/metrics-route.js';
 import { ConfigReloader, type GatewayReloadOutcome } from './ops/reload.js';
 import { applyServerLimits, serverOptionsOf } from './ops/server-limits.js';
 import { CertificateReloader, createTlsServer, describeCertificate, readTlsCredentials } from './ops/tls-listener.js';
@@ -134,11 +136,22 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     clock,
   });
   const drain = new Drain(logger);
-  const shared: SharedParts = { clock, issuer, store, keyRing, accessTokens, logger, policies, shutdown: drain };
-  const generations = new Generations(shared, config, accounts, options.createForwarder ?? createForwarder);
+  const metrics = new Metrics({ store, keyRing, shutdown: drain });
+  const rotation: RotationSchedule = scheduleRotation(
+    keeper,
+    clock,
+    (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
+    (trigger) => {
+      metrics.keyRotated(trigger);
+      logger.info({ kids: keyRing.list().map((key) => key.kid), trigger }, 'signing key rotated');
+    },
+  );
+  const shared: SharedParts = { clock, issuer, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, metrics, shutdown: drain };
+  const generations = new Generations(shared, config, accounts, options.createForwarder ?? createForwarder, () => drain.inFlightDone());
   for (const listener of listeners) drain.attach(listener, generations.listener);
 
   const admin = options.admin === false ? undefined : await startAdmin(() => generations.current).catch(async (error: unknown) => {
+    rotation.stop();
     for (const listener of listeners) listener.close();
     await store.close();
     throw error;
@@ -158,12 +171,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   });
   const certificates = https && config.tls && new CertificateReloader(https, config.tls, logger, watch);
   connect();
-  const rotation: RotationSchedule = scheduleRotation(
-    keeper,
-    clock,
-    (error) => logger.error({ err: error }, 'key rotation failed; the current key keeps signing'),
-    () => logger.info({ kids: keyRing.list().map((key) => key.kid) }, 'signing key rotated'),
-  );
   if (!config.issuer && isWildcard(config.listen.host)) {
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
   }
@@ -215,7 +222,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 /** The admin listener; its operations get the context in force when they run, never one kept from start. */
 async function startAdmin(current: () => GatewayContext): Promise<AdminServer> {
   const ctx = current();
-  const routes = new Map<string, AdminRoute>(healthRoutes(ctx));
+  const routes = new Map<string, AdminRoute>([...healthRoutes(ctx), ['/metrics', metricsRoute(() => ctx.metrics.exposition())]]);
   const { host, port } = ctx.config.admin;
   const access = await adminAccessOf(ctx.config);
   for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(current(), input)));

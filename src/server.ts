@@ -11,6 +11,7 @@ import { requestIdOf } from './http/request-id.js';
 import { discoveryEndpoint } from './oauth/endpoints/discovery.js';
 import type { Endpoint } from './oauth/endpoints/endpoint.js';
 import { jwksEndpoint } from './oauth/endpoints/jwks.js';
+import { openApiEndpoint } from './oauth/endpoints/openapi.js';
 import { revokeEndpoint } from './oauth/endpoints/revoke.js';
 import { tokenEndpoint } from './oauth/endpoints/token.js';
 import type { Forwarder } from './proxy/forward.js';
@@ -21,7 +22,7 @@ import { enforceEndpointPolicies } from './oauth/endpoint-policies.js';
 import { livenessEndpoint, readinessEndpoint } from './ops/health.js';
 
 const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
-  [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint, readinessEndpoint, livenessEndpoint].map((endpoint) => [endpoint.path, endpoint]),
+  [tokenEndpoint, revokeEndpoint, discoveryEndpoint, jwksEndpoint, openApiEndpoint, readinessEndpoint, livenessEndpoint].map((endpoint) => [endpoint.path, endpoint]),
 );
 
 /**
@@ -34,13 +35,28 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
   return (req, res) => {
     const exchange = openExchange(req, res, ctx.config);
     const handled = dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
-    // Below `info` there is no access line: spare each request the bookkeeping for it.
-    if (!ctx.logger.isLevelEnabled('info')) return;
-    // Logged once the response is over *and* the handler has settled, so a
-    // client that hangs up mid-request is logged with the reason too.
-    const completed = new Promise<boolean>((resolve) => res.once('close', () => resolve(res.writableFinished)));
-    void Promise.all([handled, completed]).then(([, finished]) => logAccess(ctx, exchange, finished));
+    // Counted and logged once the response is over *and* the handler has
+    // settled, so a client that hangs up mid-request is reported with the
+    // reason too. A countdown rather than Promise.all: this runs per request.
+    let pending = 2;
+    let finished = false;
+    const settled = () => {
+      if (--pending === 0) complete(ctx, exchange, finished);
+    };
+    res.once('close', () => {
+      finished = res.writableFinished;
+      settled();
+    });
+    void handled.then(settled);
   };
+}
+
+/** Metrics always; the access line only at `info` and above. */
+function complete(ctx: GatewayContext, exchange: Exchange, finished: boolean): void {
+  const elapsedNs = Number(process.hrtime.bigint() - exchange.startedAt);
+  const status = finished ? exchange.res.statusCode : unfinishedStatus(exchange.error);
+  ctx.metrics.requestCompleted(exchange, status, elapsedNs / 1e9);
+  if (ctx.logger.isLevelEnabled('info')) logAccess(ctx, exchange, status, elapsedNs / 1e6);
 }
 
 function openExchange(req: IncomingMessage, res: ServerResponse, config: GatewayConfig): Exchange {
@@ -91,19 +107,19 @@ function reject(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
 }
 
 /** One line per request, from named fields only: no header, body or query is ever logged. */
-function logAccess(ctx: GatewayContext, exchange: Exchange, finished: boolean): void {
-  const { req, res, error } = exchange;
-  const latencyMs = Number(process.hrtime.bigint() - exchange.startedAt) / 1e6;
+function logAccess(ctx: GatewayContext, exchange: Exchange, status: number, latencyMs: number): void {
+  const { req, error } = exchange;
   ctx.logger.info(
     {
       requestId: exchange.requestId,
       method: req.method,
       path: exchange.path,
       route: exchange.route,
-      status: finished ? res.statusCode : unfinishedStatus(error),
+      status,
       latencyMs: Math.round(latencyMs * 100) / 100,
       clientId: exchange.clientId,
       errorCode: error?.code,
+      policy: error?.policy,
       detail: error?.detail,
     },
     'request',

@@ -1,8 +1,13 @@
 import { parseArgs } from 'node:util';
+import { appsCommand } from './apps.js';
 import { checkCommand } from './check.js';
+import { grantsCommand } from './grants.js';
 import { HASH_SECRET_USAGE, hashSecretCommand } from './hash-secret.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
+import { keysCommand } from './keys.js';
+import { revokeCommand } from './revoke.js';
 import { serveCommand } from './serve.js';
+import { usersCommand } from './users.js';
 
 const USAGE = `usage: token-gateway <command> [options]
 
@@ -10,6 +15,15 @@ commands:
   serve [--config FILE] [--port N]   run the gateway (default config: ./gateway.yaml)
   hash-secret                        hash a password or client secret read from standard input
   check [--config FILE]              validate the config and the files it names
+  users add|disable|enable|set-password USERNAME [--config FILE | --accounts FILE]
+                                     edit the developer accounts in accounts.yaml (\`users --help\`)
+  apps add|disable|enable|rotate-secret CLIENT_ID [--config FILE | --accounts FILE]
+                                     edit the applications in accounts.yaml (\`apps --help\`)
+
+admin commands (they call a running gateway's admin API; each also takes [--config FILE] [--admin URL]):
+  keys rotate [--drop-previous]      sign with a new key from now on (--drop-previous: refuse every token signed before)
+  revoke --user NAME | --client ID   the kill switch: revoke every active grant of a user or of a client
+  grants [--user NAME] [--client ID] [--json]   list the active grants (logins)
 `;
 
 /** Runs one command; resolves with an exit code, or with `running` for a server that keeps going. */
@@ -30,6 +44,16 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
         const { values } = parseArgs({ args: [...rest], options: { config: { type: 'string' } }, strict: true });
         return await checkCommand(values.config ?? DEFAULT_CONFIG_FILE, io);
       }
+      case 'keys':
+        return await keysCommand(rest, io);
+      case 'revoke':
+        return await revokeCommand(rest, io);
+      case 'grants':
+        return await grantsCommand(rest, io);
+      case 'users':
+        return await usersCommand(rest, io);
+      case 'apps':
+        return await appsCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':

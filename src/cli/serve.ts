@@ -3,6 +3,8 @@ import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { startGateway, type RunningGateway } from '../gateway.js';
 import { createLogger } from '../log/logger.js';
+import { answerPrimary } from '../ops/cluster/answers.js';
+import { startClusterAdmin } from '../ops/cluster/primary-admin.js';
 import { resolveWorkerCount, superviseWorkers } from './cluster.js';
 import { EXIT, type CommandIo } from './io.js';
 
@@ -24,9 +26,15 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     const workers = resolveWorkerCount(config.workers);
     if (workers > 1 && cluster.isPrimary) {
       const serveArgs = ['--config', options.configFile, ...(options.port === undefined ? [] : ['--port', String(options.port)])];
-      return await superviseWorkers(workers, serveArgs, createLogger(config.log.level));
+      const logger = createLogger(config.log.level);
+      // The primary alone opens the admin listener and answers it for every worker.
+      const admin = await startClusterAdmin(config, logger);
+      return await superviseWorkers(workers, serveArgs, logger).finally(() => admin.close());
     }
-    gateway = await startGateway({ config, configOverrides: { port: options.port } });
+    gateway = await startGateway({ config, configOverrides: { port: options.port }, admin: !cluster.isWorker });
+    const running = gateway;
+    // The context in force when the primary asks, not the one of start-up: a reload replaces it.
+    if (cluster.isWorker) answerPrimary(() => running.context);
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);

@@ -10,7 +10,14 @@ export const policyNames = z
   .default([]);
 
 /** The OAuth endpoints policies can be attached to (health probes never get policies). */
-export const POLICY_ENDPOINTS = ['/oauth2/v1/token', '/oauth2/v1/revokeToken', '/.well-known/openid-configuration', '/oauth2/v1/keys'] as const;
+export const POLICY_ENDPOINTS = [
+  '/oauth2/v1/token',
+  '/oauth2/v1/revokeToken',
+  '/.well-known/openid-configuration',
+  '/oauth2/v1/keys',
+  // Public like discovery, but not exempt like the probes: a listener an operator closes to other networks stays closed.
+  '/oauth2/v1/openapi.json',
+] as const;
 
 type PolicyEndpoint = (typeof POLICY_ENDPOINTS)[number];
 

@@ -6,6 +6,8 @@ export interface GatewayErrorOptions {
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
   headers?: Readonly<Record<string, string>>;
   cause?: unknown;
+  /** The policy whose check refused the request, for the access line's `policy` field. */
+  policy?: string;
 }
 
 /**
@@ -17,6 +19,7 @@ export class GatewayError extends Error {
   readonly code: ErrorCode;
   readonly detail: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly policy: string | undefined;
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     super(options.detail ?? catalogue[code].message, { cause: options.cause });
@@ -24,6 +27,7 @@ export class GatewayError extends Error {
     this.code = code;
     this.detail = options.detail;
     this.headers = options.headers ?? {};
+    this.policy = options.policy;
   }
 
   /**

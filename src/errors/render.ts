@@ -1,7 +1,26 @@
 import type { ServerResponse } from 'node:http';
 import type { MediaFormat } from '../http/negotiate.js';
 import { sendRecord } from '../http/respond.js';
+import { catalogue, type ErrorCode } from './catalogue.js';
 import type { GatewayError } from './gateway-error.js';
+
+/** The XML form of the envelope: `<ErrorResponse>...<errors><error>...</error></errors></ErrorResponse>`. */
+export const ERROR_XML = Object.freeze({ xmlRoot: 'ErrorResponse', xmlItem: 'error' });
+
+/**
+ * The reference service's envelope for a catalogue code, with the message
+ * from the catalogue. Also what the OpenAPI document's examples are made of,
+ * so the documented bodies are the rendered ones.
+ */
+export function errorEnvelope(code: ErrorCode, requestId: string, oauth: boolean) {
+  const entry = catalogue[code];
+  return {
+    success: false,
+    requestId,
+    errors: [{ errorCode: code, errorType: entry.errorType, message: entry.message }],
+    ...(oauth ? { error: entry.oauthError, error_description: entry.message } : {}),
+  };
+}
 
 export interface ErrorRendering {
   requestId: string;
@@ -23,18 +42,12 @@ export function renderError(res: ServerResponse, error: GatewayError, rendering:
     res.destroy();
     return;
   }
-  const { entry } = error;
-  const envelope = {
-    success: false,
-    requestId: rendering.requestId,
-    errors: [{ errorCode: error.code, errorType: entry.errorType, message: entry.message }],
-    ...(rendering.oauth ? { error: entry.oauthError, error_description: entry.message } : {}),
-  };
+  const envelope = errorEnvelope(error.code, rendering.requestId, rendering.oauth);
   const headers: Record<string, string> = { 'Cache-Control': 'no-store', ...error.headers };
   const send = (close: boolean) => {
     if (res.destroyed || res.headersSent) return;
     if (close) headers.Connection = 'close';
-    sendRecord(res, entry.status, envelope, { format: rendering.format, xmlRoot: 'ErrorResponse', xmlItem: 'error' }, headers);
+    sendRecord(res, error.status, envelope, { format: rendering.format, ...ERROR_XML }, headers);
   };
   const { req } = res;
   if (req.complete) return send(error.code === 'PAYLOAD_TOO_LARGE');

@@ -23,6 +23,10 @@ export interface Exchange {
   route?: string;
   /** The policy set the request started under and its view of the request, for the phases after routing. */
   policies?: { readonly set: PolicySet; readonly request: PolicyRequest };
-  /** The rejection that was rendered, for the access log. */
+  /** The rejection that was rendered, for the access log and the metrics. */
   error?: GatewayError;
+  /** When a protected call was handed to the forwarder (process.hrtime.bigint()), for the upstream latency metric. */
+  forwardedAt?: bigint;
+  /** When the upstream's response headers arrived; set by the forwarding engine. */
+  upstreamRespondedAt?: bigint;
 }

@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../log/logger.js';
 import type { KeyRingStorage, StoredKeyRing } from '../store/types.js';
 import type { KeyRing } from './key-ring.js';
@@ -15,15 +17,47 @@ export interface KeeperOptions {
   lockTtlMs?: number;
   /** How long to wait before retrying when another instance holds the lock. */
   busyRetryMs?: number;
+  /** How long a rotation now waits for the lock held by another instance before it gives up (default 5 s). */
+  lockWaitMs?: number;
+}
+
+/** What a rotation now did, for the admin API's answer. */
+export interface ManualRotation {
+  /** The new key, signing from `signsFrom` (now). */
+  readonly kid: string;
+  readonly signsFrom: number;
+  /** The next key, published now, signing one rotation interval later. */
+  readonly nextKid: string;
+  /** Every published kid afterwards, oldest first. */
+  readonly published: readonly string[];
+  /** Kids no longer published: those that had not signed yet and, with dropPrevious, every earlier one. */
+  readonly dropped: readonly string[];
+}
+
+export interface RotateNowOptions {
+  /** Unpublish every earlier key at once (a leaked key): every token they signed stops verifying. */
+  readonly dropPrevious: boolean;
 }
 
 interface RingDocument {
   keys: Array<Omit<PortableSigningKey, 'privateJwk'> & { privateJwk: string }>;
+  /**
+   * Kids a rotation now removed on purpose (a leaked key, an upcoming key
+   * that was replaced). Without them an instance that still held such a key
+   * would take it for one the store lost, and write it back. Absent in rings
+   * written before rotations now existed.
+   */
+  dropped?: string[];
 }
+
+/** Dropped kids remembered: rotations now are rare, and 100 kids are ~5 KB. */
+const MAX_DROPPED_KIDS = 100;
 
 const SYNC_ATTEMPTS = 3;
 const NOT_LOADED_RETRY_MS = 1_000;
 const MAX_SLEEP_MS = 60_000;
+/** A rotation now asks for the lock this often while another instance holds it. */
+const LOCK_STEP_MS = 100;
 
 /**
  * Keeps the local key ring and the stored one the same. Every instance reads
@@ -37,6 +71,8 @@ const MAX_SLEEP_MS = 60_000;
  */
 export class KeyRingKeeper {
   private version = 0;
+  /** Kids removed on purpose, as the stored ring last said (see RingDocument.dropped). */
+  private dropped: readonly string[] = [];
   private busyUntil = 0;
   private syncing: Promise<void> | undefined;
   private syncAgain = false;
@@ -105,21 +141,65 @@ export class KeyRingKeeper {
     }
   }
 
+  /**
+   * Rotates at once, as the admin API asks: under the same lock and with the
+   * same compare-and-set as `maintain`, so it cannot race a scheduled
+   * rotation on any instance; the others install the new ring when the
+   * store's change notice reaches them.
+   */
+  async rotateNow(options: RotateNowOptions): Promise<ManualRotation> {
+    const { ring } = this.options;
+    if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'signing keys not loaded yet' });
+    const release = await this.waitForLock();
+    try {
+      await this.syncOnce(); // the latest stored ring: rotate what every instance has, not a stale local copy
+      const before = ring.list().map((key) => key.kid);
+      const keys = await ring.rotatedKeys(options.dropPrevious);
+      const removed = before.filter((kid) => !keys.some((key) => key.kid === kid));
+      if (!(await this.write(keys, this.version, rememberDropped(this.dropped, removed)))) {
+        await this.syncOnce();
+        throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'the stored key ring changed under the rotation lock; try again' });
+      }
+      const [signing, next] = keys.slice(-2);
+      return { kid: signing!.kid, signsFrom: signing!.signsFrom, nextKid: next!.kid, published: ring.list().map((key) => key.kid), dropped: removed };
+    } finally {
+      await release().catch(() => undefined);
+    }
+  }
+
+  /** The rotation lock, waiting in steps while a scheduled rotation elsewhere holds it (a matter of milliseconds). */
+  private async waitForLock(): Promise<() => Promise<void>> {
+    // Counted in attempts, not read from the clock: a test's frozen clock must not make this wait for ever.
+    const attempts = Math.max(1, Math.ceil((this.options.lockWaitMs ?? 5_000) / LOCK_STEP_MS));
+    for (let attempt = 1; ; attempt++) {
+      const release = await this.options.storage.tryLock(this.options.lockTtlMs ?? 30_000);
+      if (release) return release;
+      if (attempt >= attempts) {
+        throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'another instance has been changing the key ring for seconds; try again' });
+      }
+      await sleep(LOCK_STEP_MS);
+    }
+  }
+
   private async syncOnce(): Promise<void> {
     const { ring, storage } = this.options;
     for (let attempt = 0; attempt < SYNC_ATTEMPTS; attempt++) {
       const stored = await storage.load();
-      const storedKeys = stored ? await this.open(stored) : [];
-      // Keys this instance still needs but the store no longer has (it came back empty, or a racing writer dropped them).
+      const { keys: storedKeys, dropped: storedDropped } = stored ? await this.open(stored) : { keys: [], dropped: [] };
+      // Kept from both sides: a store that came back empty has forgotten what a rotation now removed.
+      const dropped = rememberDropped(storedDropped, this.dropped);
+      // Keys this instance still needs but the store no longer has (it came back empty, or a racing writer dropped
+      // them), except those removed on purpose by a rotation now.
       const storedKids = new Set(storedKeys.map((key) => key.kid));
-      const missing = ring.loaded ? ring.plan().kept.filter((key) => !storedKids.has(key.kid)) : [];
+      const missing = ring.loaded ? ring.plan().kept.filter((key) => !storedKids.has(key.kid) && !dropped.includes(key.kid)) : [];
       if (stored && missing.length === 0) {
         ring.replaceKeys(storedKeys);
         this.version = stored.version;
+        this.dropped = dropped;
         return;
       }
       const keys = stored || ring.loaded ? [...storedKeys, ...missing] : await ring.initialKeys();
-      if (await this.write(keys, stored?.version ?? 0)) {
+      if (await this.write(keys, stored?.version ?? 0, dropped)) {
         if (stored || ring.loaded) this.options.logger.warn({ restored: missing.map((key) => key.kid) }, 'wrote signing keys back to the store');
         return;
       }
@@ -128,21 +208,23 @@ export class KeyRingKeeper {
   }
 
   /** Compare-and-set: saves `keys` as the version after `expectedVersion`, installs them locally if that won. */
-  private async write(keys: readonly SigningKey[], expectedVersion: number): Promise<boolean> {
+  private async write(keys: readonly SigningKey[], expectedVersion: number, dropped = this.dropped): Promise<boolean> {
     const version = expectedVersion + 1;
-    const document = await this.seal(keys);
+    const document = await this.seal(keys, dropped);
     if (!(await this.options.storage.save({ version, document }, expectedVersion))) return false;
     this.ring.replaceKeys(keys);
     this.version = version;
+    this.dropped = dropped;
     return true;
   }
 
-  private async seal(keys: readonly SigningKey[]): Promise<string> {
+  private async seal(keys: readonly SigningKey[], dropped: readonly string[]): Promise<string> {
     const { sealer } = this.options;
     const sorted = [...keys].sort((a, b) => a.signsFrom - b.signsFrom); // the ring's own order, so kid lists compare
     const portable = await Promise.all(sorted.map(exportSigningKey));
     const document: RingDocument = {
       keys: portable.map((key) => ({ ...key, privateJwk: sealer.seal(key.kid, JSON.stringify(key.privateJwk)) })),
+      ...(dropped.length > 0 ? { dropped: [...dropped] } : {}),
     };
     return JSON.stringify(document);
   }
@@ -153,9 +235,13 @@ export class KeyRingKeeper {
    * after a store came back empty, two instances may each have written a
    * different ring as version 1.
    */
-  private async open(stored: StoredKeyRing): Promise<readonly SigningKey[]> {
-    const { sealer } = this.options;
+  private async open(stored: StoredKeyRing): Promise<{ keys: readonly SigningKey[]; dropped: readonly string[] }> {
     const document = JSON.parse(stored.document) as RingDocument;
+    return { keys: await this.openKeys(document), dropped: document.dropped ?? [] };
+  }
+
+  private async openKeys(document: RingDocument): Promise<readonly SigningKey[]> {
+    const { sealer } = this.options;
     const local = this.ring.list();
     if (local.length === document.keys.length && document.keys.every((key, i) => key.kid === local[i]?.kid)) return local;
     return Promise.all(
@@ -170,6 +256,12 @@ export class KeyRingKeeper {
       }),
     );
   }
+}
+
+/** `earlier` then `later` without repeats, the most recent MAX_DROPPED_KIDS only. */
+function rememberDropped(earlier: readonly string[], later: readonly string[]): readonly string[] {
+  const merged = [...new Set([...earlier, ...later])];
+  return merged.slice(-MAX_DROPPED_KIDS);
 }
 
 /** The stored ring was sealed under another key-encryption key (or environment): never overwrite it, say so. */

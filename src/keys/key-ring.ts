@@ -78,7 +78,7 @@ export class KeyRing {
     for (const key of this.keys) if (key.signsFrom <= now && (!signing || key.signsFrom > signing.signsFrom)) signing = key;
     // Only a clock set back before the first key can leave none; the earliest key is then the best guess.
     signing ??= this.keys[0];
-    if (!signing) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'signing keys not loaded yet' });
+    if (!signing) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'signing keys not loaded yet', headers: { 'Retry-After': '1' } });
     return signing;
   }
 
@@ -134,6 +134,30 @@ export class KeyRing {
     if (!plan.changes) return undefined;
     const upcoming = plan.upcomingSignsFrom === undefined ? [] : [await generateSigningKey(this.options.algorithm, plan.upcomingSignsFrom)];
     return [...plan.kept, ...upcoming];
+  }
+
+  /**
+   * The key list of a rotation now (the admin API): a new key that signs from
+   * now, and the next one published a whole interval before it takes over,
+   * as the schedule would have it, so the schedule simply carries on from
+   * here. Keys that have not signed yet go (they signed nothing, so nothing
+   * breaks), the old upcoming key included: otherwise it would take over from
+   * the new key at its own, earlier, time. Keys that have signed stay
+   * published until their tokens have expired, or, with `dropPrevious` (a
+   * leaked key), go at once, and every token they signed stops verifying.
+   */
+  async rotatedKeys(dropPrevious: boolean): Promise<SigningKey[]> {
+    const now = this.options.clock.now();
+    const signed = dropPrevious ? [] : this.plan(now).kept.filter((key) => key.signsFrom <= now);
+    // Strictly after the current signer: two keys starting at the same instant would leave the order to chance.
+    const signsFrom = Math.max(now, ...signed.map((key) => key.signsFrom + 1));
+    return [
+      ...signed,
+      ...(await Promise.all([
+        generateSigningKey(this.options.algorithm, signsFrom),
+        generateSigningKey(this.options.algorithm, signsFrom + this.options.rotationIntervalMs),
+      ])),
+    ];
   }
 
   /** Installs a new key list (from `maintain` or from the shared store); returns whether it differed. */

@@ -107,7 +107,7 @@ export class AccessTokens {
    */
   async verify(token: string): Promise<Readonly<AccessTokenClaims>> {
     const { ring, leewayMs, clock } = this.settings;
-    if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet' });
+    if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet', headers: { 'Retry-After': '1' } });
     const nowMs = clock.now();
     const id = tokenId(token);
     const known = this.verified.find(id, ring, nowMs);

@@ -21,8 +21,12 @@ export interface MintedRefreshToken {
   record: RefreshTokenRecord;
 }
 
-/** A new refresh token for a grant; the caller decides how it is stored (saved, or rotated in). */
-export function mintRefreshToken(ctx: GatewayContext, subject: AccessTokenSubject, now: number): MintedRefreshToken {
+/**
+ * A new refresh token for a grant; the caller decides how it is stored
+ * (saved, or rotated in). `grantIssuedAt` is when the login happened: now
+ * for a password grant, carried over by a refresh.
+ */
+export function mintRefreshToken(ctx: GatewayContext, subject: AccessTokenSubject, now: number, grantIssuedAt = now): MintedRefreshToken {
   const value = newRefreshTokenValue(subject.grantId);
   return {
     value,
@@ -34,6 +38,7 @@ export function mintRefreshToken(ctx: GatewayContext, subject: AccessTokenSubjec
       issuedAt: now,
       // Each rotated token lives refresh_ttl from its own issue (SPEC 2.1 rule 2).
       expiresAt: now + ctx.config.tokens.refresh_ttl,
+      grantIssuedAt,
     },
   };
 }

@@ -3,6 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { sendJsonText } from '../http/respond.js';
 import { sendError, type AdminRoute } from './admin-server.js';
+import { grantsOperation } from './grants.js';
+import { revocationsOperation } from './revocations.js';
+import { rotateKeysOperation } from './rotate-keys.js';
 
 /** What an admin operation answers: a status and a JSON body. */
 export interface AdminResult {
@@ -95,5 +98,5 @@ async function readJsonObject(req: IncomingMessage): Promise<Record<string, unkn
   return parsed as Record<string, unknown>;
 }
 
-/** Every admin API operation. Filled by the admin operations (keys, revocations, grants). */
-export const ADMIN_OPERATIONS: readonly AdminOperation[] = [];
+/** Every admin API operation. */
+export const ADMIN_OPERATIONS: readonly AdminOperation[] = [rotateKeysOperation, revocationsOperation, grantsOperation];

@@ -50,6 +50,11 @@ export class Drain implements ShutdownState {
     });
   }
 
+  /** Resolves once every request in flight now has ended (later ones do not count). */
+  inFlightDone(): Promise<void> {
+    return Promise.all([...this.responses].map((res) => new Promise((resolve) => res.once('close', resolve)))).then(() => undefined);
+  }
+
   /** Resolves once every listener has closed: all in-flight requests done, or cut after `graceMs`. */
   async stop(listeners: readonly Server[], graceMs: number): Promise<void> {
     this.stopping = true;

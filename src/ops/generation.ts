@@ -11,19 +11,11 @@ import { createRequestHandler } from '../server.js';
 /** The parts of a context that live as long as the process; a reload replaces the rest. */
 export type SharedParts = Omit<GatewayContext, 'config' | 'accounts' | 'loginThrottle'>;
 
-/** A forwarding engine and the requests using it, across the generations that share it. */
-interface Engine {
-  readonly forwarder: Forwarder;
-  inFlight: number;
-  /** Replaced by an engine with other settings: closed once its last request is done. */
-  retired: boolean;
-}
-
 /** One config and one set of accounts, with everything built from them. */
 interface Generation {
   readonly context: GatewayContext;
   readonly handle: RequestListener;
-  readonly engine: Engine;
+  readonly forwarder: Forwarder;
 }
 
 /**
@@ -43,13 +35,16 @@ interface Generation {
  */
 export class Generations {
   private generation: Generation;
-  private readonly engines = new Set<Engine>();
+  /** Forwarders not closed yet: the current one, and replaced ones still carrying requests. */
+  private readonly forwarders = new Set<Forwarder>();
 
   constructor(
     private readonly shared: SharedParts,
     config: GatewayConfig,
     accounts: AccountRegistry,
     private readonly createForwarder: (options: ForwarderOptions) => Forwarder,
+    /** Resolves once the requests in flight at the call have ended (Drain.inFlightDone). */
+    private readonly inFlightDone: () => Promise<void>,
   ) {
     this.generation = this.build(config, accounts, undefined);
   }
@@ -60,56 +55,44 @@ export class Generations {
   }
 
   /** The request listener of every client listener. */
-  readonly listener: RequestListener = (req, res) => {
-    const { engine, handle } = this.generation;
-    engine.inFlight++;
-    res.once('close', () => {
-      engine.inFlight--;
-      this.closeIfDone(engine);
-    });
-    handle(req, res);
-  };
+  readonly listener: RequestListener = (req, res) => this.generation.handle(req, res);
 
   /** Swaps in a new config and accounts; synchronous, so no request sees half of it. */
   replace(config: GatewayConfig, accounts: AccountRegistry): void {
     const previous = this.generation;
     this.generation = this.build(config, accounts, previous);
-    if (previous.engine !== this.generation.engine) {
-      previous.engine.retired = true;
-      this.closeIfDone(previous.engine);
-    }
+    const replaced = previous.forwarder;
+    if (replaced === this.generation.forwarder) return;
+    // Every request that may still use the replaced forwarder is in flight now; later ones get the new one.
+    void this.inFlightDone().then(() => {
+      if (this.forwarders.delete(replaced)) replaced.close();
+    });
   }
 
   /** At shutdown, once the listeners have closed. */
   close(): void {
-    for (const engine of this.engines) engine.forwarder.close();
-    this.engines.clear();
+    for (const forwarder of this.forwarders) forwarder.close();
+    this.forwarders.clear();
   }
 
   private build(config: GatewayConfig, accounts: AccountRegistry, previous: Generation | undefined): Generation {
     const before = previous?.context.config;
     // Pools to the upstreams are kept unless the settings the engine copied at construction changed.
-    const engine =
-      previous && before && isDeepStrictEqual(forwardingOf(before), forwardingOf(config)) ? previous.engine : this.startEngine(forwardingOf(config));
+    const forwarder =
+      previous && before && isDeepStrictEqual(forwardingOf(before), forwardingOf(config)) ? previous.forwarder : this.startForwarder(forwardingOf(config));
     // Unchanged thresholds keep their counters (on the memory store they live in the limiters).
     const loginThrottle =
       previous && before && isDeepStrictEqual(before.brute_force, config.brute_force)
         ? previous.context.loginThrottle
         : new LoginThrottle(this.shared.store, config.brute_force);
     const context: GatewayContext = Object.freeze({ ...this.shared, config, accounts, loginThrottle });
-    return { context, handle: createRequestHandler(context, new RouteTable(config.routes), engine.forwarder), engine };
+    return { context, handle: createRequestHandler(context, new RouteTable(config.routes), forwarder), forwarder };
   }
 
-  private startEngine(options: ForwarderOptions): Engine {
-    const engine = { forwarder: this.createForwarder(options), inFlight: 0, retired: false };
-    this.engines.add(engine);
-    return engine;
-  }
-
-  private closeIfDone(engine: Engine): void {
-    if (!engine.retired || engine.inFlight > 0 || !this.engines.has(engine)) return;
-    this.engines.delete(engine);
-    engine.forwarder.close();
+  private startForwarder(options: ForwarderOptions): Forwarder {
+    const forwarder = this.createForwarder(options);
+    this.forwarders.add(forwarder);
+    return forwarder;
   }
 }
 

@@ -14,7 +14,7 @@ export interface Readiness {
  * loaded, and not shutting down: a draining instance says so at once, so that
  * the balancer stops sending it traffic while its last requests finish.
  */
-export function readinessOf(ctx: GatewayContext): Readiness {
+export function readinessOf(ctx: Pick<GatewayContext, 'store' | 'keyRing' | 'shutdown'>): Readiness {
   const store = ctx.store.health();
   const keysLoaded = ctx.keyRing.loaded;
   const ready = store.ready && keysLoaded && !ctx.shutdown.draining;

@@ -3,6 +3,7 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { ErrorCode } from '../errors/catalogue.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestBody } from '../http/request-body.js';
 import type { RateLimiterSettings } from '../store/types.js';
 
@@ -34,8 +35,16 @@ export interface Rejection {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** `undefined` lets the request continue. A streaming check may also throw a GatewayError to stop a body mid-read. */
+/** `undefined` lets the request continue. A streaming check may also throw a StreamRejection to stop a body mid-read. */
 export type Verdict = Rejection | undefined;
+
+/**
+ * A check's own refusal, thrown instead of returned because it stops a body
+ * mid-read. `enforce` counts it as the policy's verdict, unlike a failure of
+ * something the check consulted (the Bearer token it asked for, the body
+ * limit), which refuses the request as that failure.
+ */
+export class StreamRejection extends GatewayError {}
 
 export type PolicyCheck = (request: PolicyRequest) => Verdict | Promise<Verdict>;
 

@@ -16,7 +16,8 @@ export interface Forwarder {
   /**
    * Resolves when the response is complete or the client went away. Rejects
    * with 502, 504 or 413; after the response has started, the renderer turns
-   * a rejection into a cut connection.
+   * a rejection into a cut connection. Sets `exchange.upstreamRespondedAt`
+   * when the upstream's response headers arrive (the upstream latency metric).
    */
   forward(exchange: Exchange, route: CompiledRoute): Promise<void>;
   close(): void;

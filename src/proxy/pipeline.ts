@@ -40,5 +40,6 @@ export async function handleProtectedRequest(
   await enforceAppPolicies(exchange, claims.client_id);
   // An announced oversize body is refused before a byte goes upstream; chunked bodies are counted while forwarded.
   assertAnnouncedSizeWithin(exchange.req, ctx.config.limits.body_size);
+  exchange.forwardedAt = process.hrtime.bigint();
   await forwarder.forward(exchange, route);
 }

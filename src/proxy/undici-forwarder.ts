@@ -156,6 +156,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return;
     clearTimeout(this.deadline);
     if (this.settled) return;
+    this.exchange.upstreamRespondedAt = process.hrtime.bigint();
     try {
       writeResponseHead(this.res, statusCode, statusMessage, headers);
     } catch (error) {

@@ -1,6 +1,9 @@
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.js';
+import { summariseGrant } from './grant-summary.js';
 import type {
+  GrantFilter,
+  GrantSummary,
   KeyRingStorage,
   RateLimiterSettings,
   RefreshTokenRecord,
@@ -83,6 +86,14 @@ class MemoryRefreshTokens implements RefreshTokenStore {
 
   async removeGrant(grantId: string): Promise<void> {
     this.grants.delete(grantId);
+  }
+
+  /** A Map iterator tolerates grants removed while the caller revokes them between yields. */
+  async *activeGrants(filter: GrantFilter): AsyncIterable<GrantSummary> {
+    for (const tokens of this.grants.values()) {
+      const summary = summariseGrant(tokens.values(), this.clock.now(), filter);
+      if (summary) yield summary;
+    }
   }
 
   sweep(): void {

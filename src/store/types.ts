@@ -29,6 +29,31 @@ export interface RefreshTokenRecord {
   readonly expiresAt: number;
   /** Set when the token was exchanged; kept until expiry so a replay is recognised. */
   readonly usedAt?: number;
+  /**
+   * When the grant began (the login), carried from token to token: the first
+   * token's own record is pruned once it expires, and the admin API still
+   * wants to show when the login happened. Absent in records written before.
+   */
+  readonly grantIssuedAt?: number;
+}
+
+/** One login as the admin API shows it: who, which client, since when, until when; never a token or its hash. */
+export interface GrantSummary {
+  readonly grantId: string;
+  readonly username: string;
+  readonly clientId: string;
+  /** When the grant began: its first token was issued. */
+  readonly issuedAt: number;
+  /** When its latest refresh token was issued; undefined when it was never refreshed. */
+  readonly lastRefreshedAt: number | undefined;
+  /** When its latest unused refresh token expires: the grant ends then unless it is refreshed. */
+  readonly expiresAt: number;
+}
+
+/** Narrows a listing of grants; both given means both must match. */
+export interface GrantFilter {
+  readonly username?: string;
+  readonly clientId?: string;
 }
 
 export type RotationOutcome =
@@ -50,6 +75,14 @@ export interface RefreshTokenStore {
   rotate(old: RefreshTokenRef, successorHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome>;
   /** Forgets every refresh token of a grant. */
   removeGrant(grantId: string): Promise<void>;
+  /**
+   * Every active grant (one with an unused, unexpired refresh token) that
+   * matches `filter`, one at a time, in no particular order. It reads every
+   * grant of the environment, O(grants): an admin operation, never a request
+   * path. Memory stays bounded (a store reads a batch at a time), and grants
+   * removed meanwhile are safe to skip or to list.
+   */
+  activeGrants(filter: GrantFilter): AsyncIterable<GrantSummary>;
 }
 
 export type RevocationKind = 'token' | 'grant';

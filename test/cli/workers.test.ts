@@ -138,14 +138,14 @@ describe('workers', () => {
       for (const pid of replaced) process.kill(pid, 'SIGKILL');
       const fresh = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
       expect(gateway.alive).toBe(true);
-      // With every worker gone the cluster closed the listening socket; listen.port 0 then gives the new ones a new port.
-      // A new worker exists a while before it listens: wait for its own line rather than take an older worker's URL.
+      // With every worker gone the cluster closed the listening socket; listen.port 0 then gives the new ones a new port,
+      // which only their own lines tell (they may log after the forks are visible).
       const listening = await eventually(
-        () => gateway.lines.find((line) => line.msg === 'token-gateway listening' && fresh.includes(line.pid as number)),
-        (line) => line !== undefined,
+        () => gateway.lines.filter((line) => line.msg === 'token-gateway listening' && fresh.includes(line.pid as number)),
+        (lines) => lines.length > 0,
         'a new worker listening',
       );
-      const url = listening!.url as string;
+      const url = listening[0]!.url as string;
       await everyWorkerReady(gateway, url);
       const tokens = await issueTokens(url);
       expect(await callOnNewConnection(url, tokens.access_token)).toBe(200);

@@ -2,13 +2,15 @@ import { hashSecret } from '../../src/accounts/secret-hash.js';
 
 /** Test credentials; each secret is hashed once per test file. */
 export const USER = { username: 'alice', password: 'alice-password-1' };
+/** A second active user, for what must touch one user and not another (the admin kill switch). */
+export const OTHER_USER = { username: 'bob', password: 'bob-password-1' };
 export const SUSPENDED_USER = { username: 'mallory', password: 'mallory-password-1' };
 export const APP = { client_id: 'app-one', client_secret: 'app-one-secret-XYZ' };
 export const OTHER_APP = { client_id: 'app-two', client_secret: 'app-two-secret-XYZ' };
 export const SUSPENDED_APP = { client_id: 'app-frozen', client_secret: 'app-frozen-secret' };
 
 /** Every secret a test run uses, for the log-leak check. */
-export const ALL_SECRETS = [USER.password, SUSPENDED_USER.password, APP.client_secret, OTHER_APP.client_secret, SUSPENDED_APP.client_secret];
+export const ALL_SECRETS = [USER.password, OTHER_USER.password, SUSPENDED_USER.password, APP.client_secret, OTHER_APP.client_secret, SUSPENDED_APP.client_secret];
 
 let cached: Promise<string> | undefined;
 
@@ -30,8 +32,9 @@ export async function accountsYaml(appPolicies: Record<string, string[]> = {}): 
 
 function baseAccountsYaml(): Promise<string> {
   cached ??= (async () => {
-    const [alice, mallory, one, two, frozen] = await Promise.all([
+    const [alice, bob, mallory, one, two, frozen] = await Promise.all([
       hashSecret(USER.password),
+      hashSecret(OTHER_USER.password),
       hashSecret(SUSPENDED_USER.password),
       hashSecret(APP.client_secret),
       hashSecret(OTHER_APP.client_secret),
@@ -40,6 +43,7 @@ function baseAccountsYaml(): Promise<string> {
     return [
       'users:',
       `  - { username: ${USER.username}, password_hash: "${alice}", status: active }`,
+      `  - { username: ${OTHER_USER.username}, password_hash: "${bob}", status: active }`,
       `  - { username: ${SUSPENDED_USER.username}, password_hash: "${mallory}", status: suspended }`,
       'apps:',
       `  - { client_id: ${APP.client_id}, client_secret_hash: "${one}", status: active }`,

@@ -18,17 +18,21 @@ export const TEST_KEK = randomBytes(32).toString('base64');
 export class GatewayProcess {
   readonly lines: Array<Record<string, unknown>> = [];
   private readonly exited: Promise<number | null>;
+  private readonly closed: Promise<void>;
 
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
-    /** The admin listener (metrics, probes, admin API). */
+    /** The admin listener (metrics, probes, admin API): the primary's with `workers: N`. */
     readonly adminUrl: string,
     private readonly dir: string,
     stdoutLines: Array<Record<string, unknown>>,
+    /** Everything the process wrote, byte for byte as text, for scans that must not depend on parsing. */
+    readonly output: { stdout: string; stderr: string },
   ) {
     this.lines = stdoutLines;
     this.exited = new Promise((done) => child.once('exit', (code) => done(code)));
+    this.closed = new Promise((done) => child.once('close', () => done()));
   }
 
   static async start(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<GatewayProcess> {
@@ -40,11 +44,20 @@ export class GatewayProcess {
       env: { ...process.env, TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: TEST_KEK, ...env },
     });
     const lines: Array<Record<string, unknown>> = [];
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const output = { stdout: '', stderr: '' };
+    child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
     const { url, adminUrl } = await new Promise<{ url: string; adminUrl: string }>((resolveUrl, reject) => {
       let buffered = '';
+      // One process: both URLs in its 'token-gateway listening' line. `workers: N`: the primary's 'admin listening'
+      // line has the admin URL (it alone opens that listener) and the workers' lines the URL they share.
+      let found: { url?: string; adminUrl?: string } = {};
+      const note = (line: Record<string, unknown>) => {
+        if (line.msg === 'token-gateway listening') found = { ...found, url: line.url as string, adminUrl: (line.adminUrl as string | undefined) ?? found.adminUrl };
+        if (line.msg === 'admin listening') found = { ...found, adminUrl: line.adminUrl as string };
+        if (found.url !== undefined && found.adminUrl !== undefined) resolveUrl({ url: found.url, adminUrl: found.adminUrl });
+      };
       child.stdout?.on('data', (chunk: Buffer) => {
+        output.stdout += chunk.toString();
         buffered += chunk.toString();
         let newline: number;
         while ((newline = buffered.indexOf('\n')) >= 0) {
@@ -53,16 +66,16 @@ export class GatewayProcess {
           try {
             const parsed = JSON.parse(line) as Record<string, unknown>;
             lines.push(parsed);
-            if (parsed.msg === 'token-gateway listening') resolveUrl({ url: parsed.url as string, adminUrl: parsed.adminUrl as string });
+            note(parsed);
           } catch {
             lines.push({ unparsed: line });
           }
         }
       });
-      child.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening: ${stderr}`)));
-      setTimeout(() => reject(new Error(`gateway did not listen within 15 s: ${stderr}`)), 15_000).unref();
+      child.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening: ${output.stderr}`)));
+      setTimeout(() => reject(new Error(`gateway did not listen within 15 s: ${output.stderr}`)), 15_000).unref();
     });
-    return new GatewayProcess(child, url, adminUrl, dir, lines);
+    return new GatewayProcess(child, url, adminUrl, dir, lines, output);
   }
 
   get pid(): number {
@@ -76,6 +89,11 @@ export class GatewayProcess {
   /** Resolves with the exit code once the process has exited. */
   get exit(): Promise<number | null> {
     return this.exited;
+  }
+
+  /** Resolves once the process has exited and its stdout and stderr are read to the end (`output` is then complete). */
+  get outputComplete(): Promise<void> {
+    return this.closed;
   }
 
   get alive(): boolean {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RefreshTokenRecord, RefreshTokenRef, Store } from '../../src/store/types.js';
+import type { GrantFilter, GrantSummary, RefreshTokenRecord, RefreshTokenRef, Store } from '../../src/store/types.js';
 import type { ManualClock } from '../helpers/clock.js';
 
 /**
@@ -79,6 +79,91 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
         expect(await store.refreshTokens.find(ref('h1'))).toBeUndefined();
         expect(await store.refreshTokens.find(ref('h2'))).toBeUndefined();
         expect(await store.refreshTokens.find(ref('other', 'grant-2'))).toBeDefined();
+      });
+    });
+
+    describe('active grants', () => {
+      const listed = async (filter: GrantFilter = {}): Promise<GrantSummary[]> => {
+        const grants: GrantSummary[] = [];
+        for await (const grant of store.refreshTokens.activeGrants(filter)) grants.push(grant);
+        return grants.sort((a, b) => a.grantId.localeCompare(b.grantId));
+      };
+      const login = (grantId: string, username: string, clientId: string) =>
+        store.refreshTokens.save(ref(`${grantId}-first`, grantId), record({ grantId, username, clientId, grantIssuedAt: clock.now() }));
+
+      it('summarises a grant: who, which client, since when, last refreshed, until when; never a token hash', async () => {
+        const loginAt = clock.now();
+        await login('g-1', 'alice', 'app');
+        clock.advance(1_000);
+        const successor = record({ grantId: 'g-1', issuedAt: clock.now(), expiresAt: clock.now() + 60_000, grantIssuedAt: loginAt });
+        await store.refreshTokens.rotate(ref('g-1-first', 'g-1'), 'g-1-second', successor, clock.now());
+        expect(await listed()).toEqual([
+          { grantId: 'g-1', username: 'alice', clientId: 'app', issuedAt: loginAt, lastRefreshedAt: loginAt + 1_000, expiresAt: loginAt + 61_000 },
+        ]);
+      });
+
+      it('shows a grant never refreshed without a refresh time', async () => {
+        await login('g-1', 'alice', 'app');
+        expect(await listed()).toEqual([expect.objectContaining({ grantId: 'g-1', issuedAt: clock.now(), lastRefreshedAt: undefined })]);
+      });
+
+      it('keeps the login time after the first token has expired and gone', async () => {
+        const loginAt = clock.now();
+        await login('g-1', 'alice', 'app');
+        for (let step = 0; step < 3; step++) {
+          clock.advance(40_000);
+          const next = record({ grantId: 'g-1', issuedAt: clock.now(), expiresAt: clock.now() + 60_000, grantIssuedAt: loginAt });
+          const current = step === 0 ? 'g-1-first' : `g-1-${step}`;
+          expect(await store.refreshTokens.rotate(ref(current, 'g-1'), `g-1-${step + 1}`, next, clock.now())).toEqual({ kind: 'rotated' });
+        }
+        expect(await listed()).toEqual([expect.objectContaining({ issuedAt: loginAt, lastRefreshedAt: loginAt + 120_000 })]);
+      });
+
+      it('filters by username, by client, and by both', async () => {
+        await login('g-1', 'alice', 'app');
+        await login('g-2', 'alice', 'other-app');
+        await login('g-3', 'bob', 'app');
+        const ids = (grants: GrantSummary[]) => grants.map((grant) => grant.grantId);
+        expect(ids(await listed())).toEqual(['g-1', 'g-2', 'g-3']);
+        expect(ids(await listed({ username: 'alice' }))).toEqual(['g-1', 'g-2']);
+        expect(ids(await listed({ clientId: 'app' }))).toEqual(['g-1', 'g-3']);
+        expect(ids(await listed({ username: 'alice', clientId: 'app' }))).toEqual(['g-1']);
+        expect(await listed({ username: 'nobody' })).toEqual([]);
+      });
+
+      it('leaves out grants with no unused, unexpired token, and removed grants', async () => {
+        await login('expired', 'alice', 'app');
+        await store.refreshTokens.save(ref('used', 'used-only'), record({ grantId: 'used-only', usedAt: clock.now() }));
+        await login('removed', 'alice', 'app');
+        await store.refreshTokens.removeGrant('removed');
+        clock.advance(30_000);
+        await login('live', 'alice', 'app');
+        clock.advance(30_000);
+        expect((await listed()).map((grant) => grant.grantId)).toEqual(['live']);
+      });
+
+      it('lists every grant exactly once across many batches', async () => {
+        const count = 1_234;
+        for (let start = 0; start < count; start += 100) {
+          await Promise.all(
+            Array.from({ length: Math.min(100, count - start) }, (_, i) => login(`many-${String(start + i).padStart(4, '0')}`, `user-${(start + i) % 7}`, 'app')),
+          );
+        }
+        const grants = await listed();
+        expect(grants).toHaveLength(count);
+        expect(new Set(grants.map((grant) => grant.grantId)).size).toBe(count);
+        expect(await listed({ username: 'user-3' })).toHaveLength(grants.filter((grant) => grant.username === 'user-3').length);
+      });
+
+      it('can revoke grants while listing them', async () => {
+        for (let i = 0; i < 50; i++) await login(`g-${i}`, 'alice', 'app');
+        let seen = 0;
+        for await (const grant of store.refreshTokens.activeGrants({ username: 'alice' })) {
+          seen++;
+          await store.refreshTokens.removeGrant(grant.grantId);
+        }
+        expect(seen).toBe(50);
+        expect(await listed()).toEqual([]);
       });
     });
 

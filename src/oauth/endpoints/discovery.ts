@@ -1,19 +1,20 @@
 import { sendJsonText } from '../../http/respond.js';
 import type { GatewayContext } from '../../context.js';
 import type { Endpoint } from './endpoint.js';
+import { serviceDescLink } from '../openapi/location.js';
 import { jwksEndpoint } from './jwks.js';
 import { revokeEndpoint } from './revoke.js';
 import { tokenEndpoint } from './token.js';
 
 /** Metadata changes only with configuration; an hour of caching spares clients a call per token. */
-const DISCOVERY_MAX_AGE_S = 3600;
+export const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
 
 /**
  * OpenID Connect Discovery 1.0 section 3 / RFC 8414 section 2. There is no
  * authorization endpoint (SPEC 1: two-legged password flow), so
  * `response_types_supported`, REQUIRED by both documents, is present and empty.
  */
-function providerMetadata(ctx: GatewayContext): Record<string, unknown> {
+export function providerMetadata(ctx: GatewayContext): Record<string, unknown> {
   const { issuer } = ctx;
   const authMethods = ['client_secret_basic', 'client_secret_post'];
   return {
@@ -48,7 +49,9 @@ export const discoveryEndpoint: Endpoint = {
   async handle(ctx, exchange) {
     // Always JSON: the document's format is fixed by OpenID Connect Discovery.
     sendJsonText(exchange.res, 200, metadataJson(ctx), {
-      'Cache-Control': `public, max-age=${DISCOVERY_MAX_AGE_S}`,
+      'Cache-Control': DISCOVERY_CACHE_CONTROL,
+      // The metadata has no member for a machine-readable API description; RFC 8631's link relation is made for it.
+      Link: serviceDescLink(ctx.issuer),
     });
   },
 };

@@ -3,6 +3,7 @@ import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
 import type { Exchange } from '../../http/exchange.js';
 import { isJsonContentType } from '../../http/negotiate.js';
 import { sendRecord } from '../../http/respond.js';
+import type { RevokedTokenType } from '../../ops/metrics.js';
 import { authenticateClient, headerOf, readClientCredentials, readOAuthJsonBody } from '../client-credentials.js';
 import { refreshTokenRef } from '../refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
@@ -27,7 +28,7 @@ export const revokeEndpoint: Endpoint = {
     const token = headerOf(req, 'token')?.trim();
     if (!token) throw new GatewayError('TOKEN_REQUIRED');
     const client = await authenticateClient(ctx, exchange, credentials);
-    await revokeOwnToken(ctx, client.client_id, token);
+    ctx.metrics.tokenRevoked(await revokeOwnToken(ctx, client.client_id, token));
     sendRecord(
       exchange.res,
       200,
@@ -45,24 +46,25 @@ async function readOptionalJsonBody(ctx: GatewayContext, exchange: Exchange): Pr
   return undefined;
 }
 
-/** A refresh token ends its whole grant (its access tokens too); an access token only itself. */
-async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: string): Promise<void> {
+/** A refresh token ends its whole grant (its access tokens too); an access token only itself. Says which it was. */
+async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: string): Promise<RevokedTokenType> {
   const ref = refreshTokenRef(token);
   if (ref) {
     const record = await ctx.store.refreshTokens.find(ref);
-    if (!record) return;
+    if (!record) return 'none';
     assertIssuedTo(record.clientId, clientId);
     await revokeGrant(ctx, record.grantId);
-    return;
+    return 'refresh_token';
   }
   // Invalid, expired or foreign-signed: nothing to revoke (RFC 7009 2.2). Keys not loaded yet: a 503, never a false 200.
   const claims = await ctx.accessTokens.verify(token).catch((error: unknown) => {
     if (isGatewayError(error) && error.code === 'ACCESS_TOKEN_INVALID') return undefined;
     throw error;
   });
-  if (!claims) return;
+  if (!claims) return 'none';
   assertIssuedTo(claims.client_id, clientId);
   await ctx.store.revocations.add({ kind: 'token', id: claims.jti, expiresAt: claims.exp * 1000 + ctx.config.tokens.clock_leeway });
+  return 'access_token';
 }
 
 function assertIssuedTo(owner: string, caller: string): void {

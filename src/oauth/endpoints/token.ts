@@ -38,6 +38,8 @@ export const tokenEndpoint: Endpoint = {
     const credentials = readClientCredentials(req, body);
     const params = grant.parameters(req, body);
     const client = await authenticateClient(ctx, exchange, credentials);
-    sendTokenResponse(exchange, await grant.handler(ctx, client, params, exchange));
+    const pair = await grant.handler(ctx, client, params, exchange);
+    ctx.metrics.tokensIssued(grant.grantType);
+    sendTokenResponse(exchange, pair);
   },
 };

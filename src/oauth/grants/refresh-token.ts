@@ -42,7 +42,7 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
 
     const now = ctx.clock.now();
     const subject = { username: record.username, clientId: record.clientId, grantId: record.grantId };
-    const successor = mintRefreshToken(ctx, subject, now);
+    const successor = mintRefreshToken(ctx, subject, now, record.grantIssuedAt ?? record.issuedAt);
     const outcome = await ctx.store.refreshTokens.rotate(old, successor.ref.hash, successor.record, now);
     if (outcome.kind === 'reused') return revokeReusedGrant(ctx, record.grantId);
     if (outcome.kind === 'missing') throw new GatewayError('INVALID_REFRESH_TOKEN', { detail: 'refresh token vanished' });

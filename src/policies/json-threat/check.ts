@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { GatewayError } from '../../errors/gateway-error.js';
 import { declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
-import type { PolicyKind, Rejection } from '../policy.js';
+import { StreamRejection, type PolicyKind, type Rejection } from '../policy.js';
 import type { JsonLimits } from './limits.js';
 import { JsonThreatScanner } from './scanner.js';
 import { jsonThreatSchema, type JsonThreatSettings } from './schema.js';
@@ -48,7 +47,7 @@ export const jsonThreat: PolicyKind<typeof jsonThreatSchema> = {
       const scanner = new JsonThreatScanner(limits);
       await request.body.read((chunk) => {
         const detail = scanner.write(chunk);
-        if (detail !== undefined) throw new GatewayError('JSON_THREAT', { detail });
+        if (detail !== undefined) throw new StreamRejection('JSON_THREAT', { detail });
       });
       const detail = scanner.end();
       return detail === undefined ? undefined : refuse(detail);

@@ -7,6 +7,8 @@
 export interface Keyspace {
   /** Hash of one grant's refresh tokens (token hash -> record): one key per grant spreads grants over the cluster. */
   grant(grantId: string): string;
+  /** SCAN pattern matching every grant key of this environment (environment names hold no glob characters). */
+  readonly grantPattern: string;
   /** Sorted set of revoked `token:<jti>` / `grant:<id>` members, scored by when they may be forgotten. */
   readonly revocations: string;
   readonly revocationChannel: string;
@@ -22,6 +24,7 @@ export function keyspace(environment: string): Keyspace {
   const prefix = `tg:${environment}`;
   return {
     grant: (grantId) => `${prefix}:grant:{${grantId}}`,
+    grantPattern: `${prefix}:grant:{*}`,
     revocations: `${prefix}:{revocations}`,
     revocationChannel: `${prefix}:revocations`,
     keyRing: `${prefix}:{keyring}`,

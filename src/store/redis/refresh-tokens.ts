@@ -1,5 +1,7 @@
+import { Cluster, type Redis } from 'ioredis';
 import type { Clock } from '../../clock.js';
-import type { RefreshTokenRecord, RefreshTokenRef, RefreshTokenStore, RotationOutcome } from '../types.js';
+import { summariseGrant } from '../grant-summary.js';
+import type { GrantFilter, GrantSummary, RefreshTokenRecord, RefreshTokenRef, RefreshTokenStore, RotationOutcome } from '../types.js';
 import type { RedisClient } from './connection.js';
 import type { Keyspace } from './keyspace.js';
 
@@ -37,6 +39,13 @@ return 'rotated'`;
 
 /** Kept a little past expiry so that a replay just after expiry still finds the record rather than racing its deletion. */
 const TTL_SLACK_MS = 60_000;
+
+/**
+ * Keys asked for per SCAN step, and grants read per pipeline: what one
+ * listing holds in memory at a time, and the most commands it has in
+ * flight, so that it never crowds out the request path for long.
+ */
+const GRANT_SCAN_COUNT = 500;
 
 interface ScriptedClient {
   tgSaveRefreshToken(key: string, hash: string, record: string, ttlMs: number): Promise<number>;
@@ -83,7 +92,53 @@ export class RedisRefreshTokens implements RefreshTokenStore {
     await this.guard(() => this.client.del(this.keys.grant(grantId)));
   }
 
+  /**
+   * SCAN (never KEYS, which blocks Redis) over every master, a batch of
+   * grant keys at a time, each batch's hashes read in one pipeline. Cost:
+   * O(keys in the database) for the SCAN, whose MATCH filters on the server,
+   * plus one HVALS per grant: an admin operation, never a request path.
+   * SCAN's guarantees apply: a grant present for the whole listing is listed
+   * (rarely twice, if Redis rehashes meanwhile); one created or removed
+   * meanwhile may or may not be.
+   */
+  async *activeGrants(filter: GrantFilter): AsyncIterable<GrantSummary> {
+    for (const node of mastersOf(this.client)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.guard(() => node.scan(cursor, 'MATCH', this.keys.grantPattern, 'COUNT', GRANT_SCAN_COUNT, 'TYPE', 'hash'));
+        const grants = keys.length === 0 ? [] : await this.guard(() => this.readGrants(node, keys));
+        const now = this.clock.now();
+        for (const records of grants) {
+          const summary = summariseGrant(records, now, filter);
+          if (summary) yield summary;
+        }
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  }
+
+  /** Every record of each grant key, read from the master that SCAN found them on. */
+  private async readGrants(node: Redis, keys: readonly string[]): Promise<RefreshTokenRecord[][]> {
+    const batch = node.pipeline();
+    for (const key of keys) batch.hvals(key);
+    const replies = (await batch.exec()) ?? [];
+    return Promise.all(
+      keys.map(async (key, i) => {
+        const [error, values] = replies[i] ?? [new Error('no reply in the pipeline')];
+        if (!error) return (values as string[]).map((raw) => JSON.parse(raw) as RefreshTokenRecord);
+        // A cluster slot that moved to another master since the SCAN: the cluster client follows the redirection.
+        if (!(this.client instanceof Cluster)) throw error;
+        return (await this.client.hvals(key)).map((raw) => JSON.parse(raw) as RefreshTokenRecord);
+      }),
+    );
+  }
+
   private ttlOf(record: RefreshTokenRecord): number {
     return Math.max(1, record.expiresAt - this.clock.now()) + TTL_SLACK_MS;
   }
+}
+
+/** Where keys live: each master of a cluster holds its own slots; otherwise the one server (or sentinel's master). */
+function mastersOf(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
 }

@@ -1,0 +1,143 @@
+import { access } from 'node:fs/promises';
+import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
+import { loadGatewayConfig } from '../config/load.js';
+import { adminAccessOf } from '../gateway.js';
+import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
+
+/** The options every admin command takes, for parseArgs. */
+export const ADMIN_CONNECTION_OPTIONS = { config: { type: 'string' }, admin: { type: 'string' } } as const;
+export const ADMIN_CONNECTION_USAGE = `  --config FILE   the gateway's config (default ./${DEFAULT_CONFIG_FILE}): the admin listener's address and admin.token_file
+  --admin URL     the admin listener, e.g. http://10.0.0.5:9901, instead of the one the config names`;
+
+/** The command line is wrong: exit 2 with the usage. */
+export class CommandLineError extends Error {}
+
+/** The operation could not be done: exit 1 with this sentence. */
+export class AdminCommandError extends Error {}
+
+/** Where to send admin calls and the token they carry. */
+export interface AdminConnection {
+  readonly url: string;
+  readonly token: string | undefined;
+  /** Where the token came from, to name it when the gateway refuses it. */
+  readonly tokenSource: string | undefined;
+}
+
+/**
+ * From `--admin` and `--config`: the URL is `--admin`, or the config's
+ * admin.host and admin.port (a wildcard host is reached on loopback); the
+ * token is the one in admin.token_file. With `--admin` and no `--config`, a
+ * missing ./gateway.yaml just means no token.
+ */
+export async function adminConnection(options: { config?: string | undefined; admin?: string | undefined }): Promise<AdminConnection> {
+  const adminUrl = options.admin === undefined ? undefined : parseAdminUrl(options.admin);
+  const configFile = options.config ?? DEFAULT_CONFIG_FILE;
+  if (adminUrl && options.config === undefined && !(await exists(configFile))) return { url: adminUrl, token: undefined, tokenSource: undefined };
+  const config = await loadGatewayConfig(configFile);
+  const { token } = await adminAccessOf(config);
+  const url = adminUrl ?? listenerUrl(config.admin.host, config.admin.port, configFile);
+  return { url, token, tokenSource: config.admin.token_file };
+}
+
+function parseAdminUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CommandLineError(`--admin must be a URL like http://127.0.0.1:9901, got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CommandLineError(`--admin must be an http:// or https:// URL, got "${text}"`);
+  return url.origin;
+}
+
+function listenerUrl(host: string, port: number, configFile: string): string {
+  if (port === 0) throw new AdminCommandError(`${configFile}: admin.port is 0 (a port chosen at start): give the admin listener's URL with --admin`);
+  // A wildcard listener is reachable on loopback from the machine it runs on.
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+
+/** How long a command waits for an answer: revoking every grant of a large client takes a while. */
+const ANSWER_TIMEOUT_MS = 300_000;
+
+/**
+ * One admin API call; the parsed JSON answer of a 2xx, or an
+ * AdminCommandError that says what went wrong in words an operator can act on.
+ */
+export async function callAdmin(connection: AdminConnection, method: 'GET' | 'POST', path: string, input: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = connection.token === undefined ? {} : { authorization: `Bearer ${connection.token}` };
+  let url = `${connection.url}${path}`;
+  let body: string | undefined;
+  if (method === 'GET') {
+    const query = new URLSearchParams(input as Record<string, string>).toString();
+    if (query) url += `?${query}`;
+  } else {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(input);
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+  } catch (error) {
+    throw new AdminCommandError(unreachable(connection.url, error));
+  }
+  const answer = await response.json().catch(() => undefined);
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {
+    throw new AdminCommandError(`${connection.url} answered ${response.status} without a JSON object: is it the gateway's admin listener?`);
+  }
+  const record = answer as Record<string, unknown>;
+  if (response.ok) return record;
+  throw new AdminCommandError(refusal(connection, response.status, typeof record.error === 'string' ? record.error : JSON.stringify(record)));
+}
+
+function unreachable(url: string, error: unknown): string {
+  if ((error as Error).name === 'TimeoutError') {
+    return `no answer from ${url} within ${ANSWER_TIMEOUT_MS / 1000} s; the operation may still be running (see the gateway's log)`;
+  }
+  const code = ((error as { cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code) || 'no connection';
+  if (code === 'ECONNREFUSED') return `no gateway answers at ${url}; is it running? (token-gateway serve)`;
+  return `no gateway answers at ${url} (${code}); is it running, and is the address right?`;
+}
+
+function refusal(connection: AdminConnection, status: number, message: string): string {
+  if (status === 401) {
+    const hint =
+      connection.token === undefined
+        ? 'no admin token was sent: give --config the gateway.yaml whose admin.token_file holds it'
+        : `the token in ${connection.tokenSource} is not the one this gateway was started with`;
+    return `the admin API refused the call (401 ${message}): ${hint}`;
+  }
+  if (status === 403) return `the admin API refused the call (403): ${message}`;
+  if (status >= 500) return `the gateway could not do it (${status}): ${message}`;
+  return message;
+}
+
+/**
+ * Runs an admin command and turns every failure into its exit code and one
+ * clear line on standard error; the usage follows a command-line mistake.
+ */
+export async function runAdminCommand(name: string, usage: string, args: readonly string[], io: CommandIo, command: () => Promise<number>): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(`${usage}\n`);
+    return EXIT.ok;
+  }
+  try {
+    return await command();
+  } catch (error) {
+    if (error instanceof CommandLineError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`token-gateway ${name}: ${(error as Error).message}\n\n${usage}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof ConfigError) {
+      for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+      return EXIT.invalid;
+    }
+    if (error instanceof AdminCommandError || error instanceof StartupError) {
+      io.stderr.write(`token-gateway ${name}: ${error.message}\n`);
+      return EXIT.invalid;
+    }
+    throw error;
+  }
+}

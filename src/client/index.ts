@@ -1,0 +1,11 @@
+/**
+ * `token-gateway/client`: the client SDK, on its own entry point. It imports
+ * nothing from the gateway and nothing from `node:`, so it runs wherever
+ * `fetch` does (Node >= 20, Deno, Bun, browsers).
+ */
+export { TokenClient } from './token-client.js';
+export type { TokenClientOptions } from './options.js';
+export type { FetchLike } from './token-endpoint.js';
+export type { FetchInput } from './api-request.js';
+export { TokenGatewayError, TokenRequestError, type TokenGatewayErrorInit } from './errors.js';
+export { DEFAULT_RENEW_AFTER_MS, EXPIRY_MARGIN_MS } from './renewal-schedule.js';

@@ -1,0 +1,238 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { run } from '../../src/cli/run.js';
+import { loadGatewayConfig } from '../../src/config/load.js';
+import type { GatewayConfig } from '../../src/config/schema.js';
+import { ensureSecrets } from '../../src/deploy/secrets.js';
+import { adminAccessOf } from '../../src/gateway.js';
+
+const execFileAsync = promisify(execFile);
+
+// The image itself cannot be built here (a Docker client, no engine): these
+// tests hold the compose file, the Dockerfile and the mounted gateway.yaml
+// to each other and to the code, which is what a build would trip on.
+const ROOT = resolve('.');
+const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
+const DOCKERFILE = join(ROOT, 'Dockerfile');
+
+interface Service {
+  build?: unknown;
+  image?: string;
+  command?: string[];
+  entrypoint?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test?: string[]; disable?: boolean };
+}
+
+interface ComposeFile {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+const composeText = readFileSync(COMPOSE_FILE, 'utf8');
+// `merge`: the file shares the image's build settings between services with a YAML anchor and `<<`.
+const compose = parse(composeText, { merge: true }) as ComposeFile;
+const service = (name: string): Service => {
+  const found = compose.services[name];
+  if (!found) throw new Error(`docker-compose.yml has no service "${name}"`);
+  return found;
+};
+
+interface Mount {
+  source: string;
+  target: string;
+  readOnly: boolean;
+  /** A named volume rather than a path on the host. */
+  named: boolean;
+}
+
+/** Compose's short volume syntax: SOURCE:TARGET[:MODE]. */
+function mountsOf(name: string): Mount[] {
+  return (service(name).volumes ?? []).map((spec) => {
+    const [source = '', target = '', mode = 'rw'] = spec.split(':');
+    return { source, target, readOnly: mode.split(',').includes('ro'), named: !/^[./~]/.test(source) };
+  });
+}
+
+const mountAt = (name: string, target: string): Mount | undefined => mountsOf(name).find((mount) => mount.target === target);
+
+/**
+ * `docker compose config` from the Compose v2 plugin when there is one, else
+ * Debian's docker-compose 1.x. Neither is a failure, never a skip: the file
+ * would go unvalidated.
+ */
+function composeCommand(env: NodeJS.ProcessEnv = process.env): [string, string[]] {
+  const works = (command: string, args: string[]) => spawnSync(command, args, { stdio: 'ignore', env }).status === 0;
+  if (works('docker', ['compose', 'version'])) return ['docker', ['compose']];
+  if (works('docker-compose', ['version'])) return ['docker-compose', []];
+  throw new Error(
+    'neither `docker compose` (the Compose v2 plugin) nor `docker-compose` is installed: this test validates docker-compose.yml with one of them. ' +
+      'Install Debian\'s docker-compose (`apt-get install docker-compose`, as .ci/run does) or the docker-compose-plugin.',
+  );
+}
+
+/** The Dockerfile's exec-form instruction, e.g. CMD ["serve", ...], as its JSON array. */
+function dockerfileExec(instruction: 'CMD' | 'ENTRYPOINT'): string[] {
+  const line = readFileSync(DOCKERFILE, 'utf8')
+    .split('\n')
+    .filter((text) => text.startsWith(`${instruction} `))
+    .at(-1);
+  if (!line) throw new Error(`the Dockerfile has no ${instruction}`);
+  return JSON.parse(line.slice(instruction.length + 1)) as string[];
+}
+
+function capture() {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+const CONFIG_IN_CONTAINER = '/etc/token-gateway/gateway.yaml';
+
+describe('docker-compose.yml', () => {
+  it('is valid for docker compose, with no variable to set', async () => {
+    const [command, prefix] = composeCommand();
+    const { stderr } = await execFileAsync(command, [...prefix, '-f', COMPOSE_FILE, 'config', '-q'], { cwd: ROOT });
+    expect(stderr).not.toMatch(/variable is not set/i);
+    expect(composeText).not.toMatch(/\$\{?[A-Za-z_]/);
+  });
+
+  it('fails, saying what to install, where neither compose is installed', () => {
+    expect(() => composeCommand({ PATH: join(ROOT, 'no-such-folder') })).toThrow(/apt-get install docker-compose/);
+  });
+
+  it('runs Redis with append-only persistence on a named volume, health-checked with redis-cli ping', () => {
+    const redis = service('redis');
+    expect(redis.image).toMatch(/^redis:7(\.|$)/);
+    const command = redis.command ?? [];
+    expect(command[0]).toBe('redis-server');
+    expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+    const data = mountAt('redis', '/data');
+    expect(data).toMatchObject({ named: true, readOnly: false });
+    expect(compose.volumes).toHaveProperty(data?.source ?? '');
+    expect(redis.healthcheck?.test?.join(' ')).toContain('redis-cli ping');
+  });
+
+  it('mounts gateway.yaml, policies/ and the accounts into the gateway, and publishes its ports on loopback only', () => {
+    const gateway = service('gateway');
+    expect(gateway.build).toBeDefined();
+    const config = mountAt('gateway', CONFIG_IN_CONTAINER);
+    expect(config).toMatchObject({ named: false });
+    expect(existsSync(join(ROOT, config?.source ?? '-'))).toBe(true);
+    expect(mountAt('gateway', '/etc/token-gateway/policies')).toMatchObject({ source: './policies', named: false });
+    expect(mountAt('gateway', '/etc/token-gateway/accounts.yaml')).toMatchObject({ named: false });
+    expect(gateway.ports).toEqual(expect.arrayContaining(['127.0.0.1:8080:8080', '127.0.0.1:9901:9901']));
+    for (const port of gateway.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
+  });
+
+  it('starts the gateway after Redis is healthy and the secrets job has finished, from a volume only that job writes', () => {
+    expect(service('gateway').depends_on).toMatchObject({
+      redis: { condition: 'service_healthy' },
+      secrets: { condition: 'service_completed_successfully' },
+      upstream: { condition: expect.any(String) },
+    });
+    const secretsDir = service('secrets').command?.[0];
+    const written = mountsOf('secrets').find((mount) => mount.target === secretsDir);
+    expect(written).toMatchObject({ named: true, readOnly: false });
+    expect(mountAt('gateway', secretsDir ?? '-')).toMatchObject({ source: written?.source, named: true, readOnly: true });
+  });
+
+  it('runs only files the build produces', () => {
+    const scripts = [
+      ...['upstream', 'secrets'].map((name) => service(name).entrypoint?.[1]),
+      dockerfileExec('ENTRYPOINT')[1],
+      /CMD \["node", "([^"]+)"\]/.exec(readFileSync(DOCKERFILE, 'utf8'))?.[1], // the HEALTHCHECK
+    ];
+    for (const script of scripts) {
+      expect(script).toMatch(/^dist\/.+\.js$/);
+      expect(existsSync(join(ROOT, script!.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))), `${script} has no source`).toBe(true);
+    }
+  });
+});
+
+describe('Dockerfile', () => {
+  const text = readFileSync(DOCKERFILE, 'utf8');
+
+  it('serves the config path that the compose file mounts', () => {
+    const cmd = dockerfileExec('CMD');
+    expect(cmd[0]).toBe('serve');
+    expect(cmd[cmd.indexOf('--config') + 1]).toBe(CONFIG_IN_CONTAINER);
+    expect(dockerfileExec('ENTRYPOINT')).toEqual(['node', 'dist/cli/main.js']);
+  });
+
+  it('builds on a pinned Node 20 bookworm-slim, runs as node in production mode, and exposes the published ports', () => {
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:20\.\d+-bookworm-slim/m);
+    expect(text).toMatch(/npm ci --omit=dev/);
+    expect(text).toMatch(/^USER node$/m);
+    expect(text).toMatch(/^ENV NODE_ENV=production$/m);
+    const exposed = /^EXPOSE (.+)$/m.exec(text)?.[1]?.split(/\s+/) ?? [];
+    expect(exposed).toEqual(expect.arrayContaining(['8080', '8443', '9901']));
+    for (const port of service('gateway').ports ?? []) expect(exposed).toContain(port.split(':').at(-1));
+    expect(text).toMatch(/^STOPSIGNAL SIGTERM$/m);
+  });
+});
+
+/**
+ * The container's view of /etc/token-gateway rebuilt in a temporary folder
+ * from the gateway's mounts (host paths copied, the secrets volume filled by
+ * the secrets job's own code), so that `check` reads exactly what the
+ * container would.
+ */
+describe('the mounted gateway.yaml', () => {
+  let root: string;
+  let configFile: string;
+  let config: GatewayConfig;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'token-gateway-compose-'));
+    for (const mount of mountsOf('gateway')) {
+      const target = join(root, mount.target);
+      if (mount.named) await ensureSecrets(target);
+      else await cp(join(ROOT, mount.source), target, { recursive: true });
+    }
+    configFile = join(root, CONFIG_IN_CONTAINER);
+    config = await loadGatewayConfig(configFile);
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('passes `token-gateway check` with the secrets the secrets job makes', async () => {
+    const stdout = capture();
+    const stderr = capture();
+    const code = await run(['check', '--config', configFile], { stdin: Readable.from([]), stdout: stdout.stream, stderr: stderr.stream });
+    expect(stderr.text()).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.text()).toMatch(/^ok: .*store redis redis:6379/);
+  });
+
+  it('reads the admin token from the secrets volume, as a listener reachable from the network requires', async () => {
+    expect(config.admin.host).toBe('0.0.0.0');
+    expect((await adminAccessOf(config)).token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('names the compose services and ports: redis, the upstream, and what the gateway publishes', () => {
+    expect(config.store).toMatchObject({ kind: 'redis', topology: { mode: 'single', url: 'redis://redis:6379' } });
+    expect(config.environment).toBeDefined();
+    expect(config.listen).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(config.admin.port).toBe(9901);
+    expect(config.issuer).toBe('http://localhost:8080');
+    const upstream = service('upstream').environment ?? {};
+    expect(config.routes.map((route) => route.upstream)).toContain(`http://upstream:${upstream.DEMO_UPSTREAM_PORT}`);
+    expect(upstream.DEMO_UPSTREAM_HOST).toBe('0.0.0.0');
+    expect(dirname(config.policies.folder)).toBe(dirname(configFile));
+  });
+});

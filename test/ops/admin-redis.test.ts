@@ -1,0 +1,80 @@
+import { decodeProtectedHeader } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { adminCall } from '../helpers/admin.js';
+import { APP, OTHER_APP, OTHER_USER, USER } from '../helpers/accounts.js';
+import { callProtected, errorOf, issueTokens, refreshGrant } from '../helpers/gateway.js';
+import { GatewayProcess } from '../helpers/gateway-process.js';
+import { RedisServer } from '../helpers/redis-server.js';
+import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+
+/**
+ * Admin operations on two real gateway processes sharing one real Redis:
+ * what one instance is told, every instance does.
+ */
+
+let redis: RedisServer;
+let upstream: TestUpstream;
+const running: GatewayProcess[] = [];
+beforeAll(async () => {
+  [redis, upstream] = await Promise.all([RedisServer.start(), startUpstream()]);
+});
+afterAll(async () => {
+  await Promise.all([redis?.dispose(), upstream?.close()]);
+});
+afterEach(async () => {
+  const stopped = running.splice(0);
+  await Promise.all(stopped.map((gateway) => gateway.stop()));
+  for (const gateway of stopped) expect(gateway.failures()).toEqual([]);
+});
+
+async function twoInstances(): Promise<[GatewayProcess, GatewayProcess]> {
+  const environment = uniqueEnvironment();
+  const start = async () => {
+    const gateway = await GatewayProcess.start({
+      environment,
+      store: redis.url,
+      issuer: 'https://api.example.com',
+      routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
+    });
+    running.push(gateway);
+    await gateway.ready();
+    return gateway;
+  };
+  return Promise.all([start(), start()]);
+}
+
+const login = (url: string, user: { username: string; password: string }, app: { client_id: string; client_secret: string }) =>
+  issueTokens(url, { username: user.username, password: user.password, ...app });
+
+describe('admin operations on instances sharing a redis', () => {
+  it('a kill switch called on one instance is honoured by the other, for access and refresh tokens', async () => {
+    const [a, b] = await twoInstances();
+    const alice = [await login(a.url, USER, APP), await login(a.url, USER, OTHER_APP)];
+    const bob = await login(a.url, OTHER_USER, APP);
+    for (const tokens of [...alice, bob]) expect((await callProtected(b.url, tokens.access_token)).status).toBe(200);
+
+    expect(await adminCall(a.adminUrl, 'POST', '/admin/v1/revocations', { username: USER.username })).toMatchObject({ status: 200, body: { revoked: 2 } });
+
+    for (const tokens of alice) await eventually(async () => (await callProtected(b.url, tokens.access_token)).status === 401);
+    expect(await errorOf(await refreshGrant(b.url, alice[0]!.refresh_token, APP))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+    expect((await callProtected(b.url, bob.access_token)).status).toBe(200);
+    expect((await refreshGrant(b.url, bob.refresh_token, APP)).status).toBe(200);
+    // The other instance lists the same grants: they live in the shared store.
+    const listed = await adminCall(b.adminUrl, 'GET', '/admin/v1/grants');
+    expect(listed.body.grants.map((grant: { username: string }) => grant.username)).toEqual([OTHER_USER.username]);
+  });
+
+  it('a rotation now on one instance makes the other sign with the new key, and tokens issued before keep verifying on both', async () => {
+    const [a, b] = await twoInstances();
+    const before = await login(b.url, USER, APP);
+
+    const { body } = await adminCall(a.adminUrl, 'POST', '/admin/v1/keys/rotate');
+
+    const jwks = async (url: string) => ((await (await fetch(`${url}/oauth2/v1/keys`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+    await eventually(async () => (await jwks(b.url)).join() === body.published.join());
+    expect(await jwks(a.url)).toEqual(body.published);
+    expect(decodeProtectedHeader((await login(b.url, USER, APP)).access_token).kid).toBe(body.kid);
+    for (const gateway of [a, b]) expect((await callProtected(gateway.url, before.access_token)).status).toBe(200);
+  });
+});
