@@ -166,6 +166,15 @@ describe('the cluster admin listener', () => {
       expect(body.workers[1]).toEqual({ pid: 103, status: 'silent', reason: 'no answer within 300 ms' });
     });
 
+    it('says draining while a worker shuts down', async () => {
+      const draining: GatewayContext = { ...second.gateway.context, shutdown: { draining: true } };
+      useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 102, draining));
+      const { status, body } = await readiness();
+      expect(status).toBe(503);
+      expect(body.status).toBe('draining');
+      expect(body.workers.map((worker: { status: string }) => worker.status)).toEqual(['ready', 'draining']);
+    });
+
     it('is not ready with no worker at all', async () => {
       useWorkers();
       expect(await readiness()).toEqual({ status: 503, body: { status: 'not-ready', workers: [] } });
