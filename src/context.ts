@@ -6,11 +6,17 @@ import type { KeyRotation } from './keys/rotation.js';
 import type { Logger } from './log/logger.js';
 import type { AccessTokens } from './oauth/access-token.js';
 import type { LoginThrottle } from './oauth/brute-force.js';
+import type { ShutdownState } from './ops/drain.js';
 import type { Metrics } from './ops/metrics.js';
 import type { PolicyRuntime } from './policies/runtime.js';
 import type { Store } from './store/types.js';
 
-/** Everything a request handler may use, built once at start. */
+/**
+ * Everything a request handler may use. One context is one generation of
+ * gateway.yaml and accounts.yaml: a reload builds a new one (src/ops/generation.ts)
+ * and a request keeps the one it started with. Code that outlives a request
+ * asks for the current one each time instead of keeping it.
+ */
 export interface GatewayContext {
   readonly config: GatewayConfig;
   readonly clock: Clock;
@@ -29,4 +35,6 @@ export interface GatewayContext {
   readonly loginThrottle: LoginThrottle;
   /** Prometheus metrics, served on the admin listener. */
   readonly metrics: Metrics;
+  /** Whether a graceful shutdown has begun (readiness then answers 503 `draining`). */
+  readonly shutdown: ShutdownState;
 }

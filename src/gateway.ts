@@ -3,26 +3,31 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { AccountRegistry } from './accounts/registry.js';
+import { accountsSchema } from './accounts/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayContext } from './context.js';
 import { StartupError } from './config/errors.js';
+import type { ConfigOverrides } from './config/load.js';
+import { loadYamlFile } from './config/yaml-file.js';
 import { describeStore } from './config/store-schema.js';
 import { KeyRingKeeper } from './keys/keeper.js';
 import { KeyRing } from './keys/key-ring.js';
 import { scheduleRotation, type RotationSchedule } from './keys/rotation.js';
 import { createLogger } from './log/logger.js';
 import { AccessTokens } from './oauth/access-token.js';
-import { LoginThrottle } from './oauth/brute-force.js';
 import { PolicyRuntime, type ReloadOutcome } from './policies/runtime.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from './proxy/forward.js';
-import { RouteTable } from './proxy/routes.js';
 import { ADMIN_OPERATIONS, operationRoute, type AdminAccess } from './ops/admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin-server.js';
+import { Drain } from './ops/drain.js';
+import { Generations, type SharedParts } from './ops/generation.js';
 import { healthRoutes } from './ops/health.js';
 import { Metrics } from './ops/metrics.js';
 import { metricsRoute } from './ops/metrics-route.js';
-import { createRequestHandler } from './server.js';
+import { ConfigReloader, type GatewayReloadOutcome } from './ops/reload.js';
+import { applyServerLimits, serverOptionsOf } from './ops/server-limits.js';
+import { CertificateReloader, createTlsServer, describeCertificate, readTlsCredentials } from './ops/tls-listener.js';
 import { buildStore } from './store/create.js';
 
 export interface GatewayOptions {
@@ -31,11 +36,15 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Where logs go; stdout by default. */
   logDestination?: DestinationStream;
-  /** Already-loaded accounts; by default read from `config.accounts`. */
+  /** Already-loaded accounts; by default read from `config.accounts` (a reload reads that file in any case). */
   accounts?: AccountRegistry;
   /** Reload policies when their folder changes (default true; SIGHUP is wired by `serve`). */
   watchPolicies?: boolean;
-  /** How long in-flight requests may take to finish on close. */
+  /** Reload gateway.yaml, accounts.yaml and the TLS files when they change (default true). */
+  watchConfig?: boolean;
+  /** What `serve` took from its command line over the file (`--port`); reloads apply it too. */
+  configOverrides?: ConfigOverrides;
+  /** How long in-flight requests may take to finish on close; default `limits.shutdown_grace` (a test override). */
   shutdownGraceMs?: number;
   /** Open the admin listener (default true); a cluster worker leaves it to the primary. */
   admin?: boolean;
@@ -46,13 +55,25 @@ export interface GatewayOptions {
 export interface RunningGateway {
   /** Where the gateway listens, e.g. http://127.0.0.1:8080. */
   readonly url: string;
+  /** Where the HTTPS listener listens, e.g. https://127.0.0.1:8443; undefined without `tls`. */
+  readonly httpsUrl: string | undefined;
   /** Where the admin listener (metrics, probes, admin API) listens; undefined when it is off. */
   readonly adminUrl: string | undefined;
+  /** The context in force now; a reload replaces it (keep it for one request at most). */
   readonly context: GatewayContext;
   readonly server: Server;
   /** Re-reads the policies folder; an invalid set is refused and the current one stays. */
   reloadPolicies(reason?: string): Promise<ReloadOutcome>;
+  /**
+   * Re-reads gateway.yaml, accounts.yaml and the policies folder (and the TLS
+   * files, reported in their own log line); anything invalid is refused and
+   * the running configuration stays.
+   */
+  reload(reason?: string): Promise<GatewayReloadOutcome>;
+  /** Graceful stop: drain, then release everything. Calling it again returns the same promise. */
   close(): Promise<void>;
+  /** During close: cuts the requests still in flight now instead of at the end of the grace (a second SIGTERM). */
+  endGrace(): void;
 }
 
 /** Load accounts, build the store and key ring, listen, then serve: the whole start-up in order. */
@@ -60,7 +81,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.log.level, options.logDestination);
-  const accounts = options.accounts ?? (await AccountRegistry.load(config.accounts));
+  // Read first: a certificate that cannot serve stops the start before anything else is built.
+  const tlsCredentials = config.tls && (await readTlsCredentials(config.tls));
+  const accountsFile = options.accounts ? undefined : await loadYamlFile(config.accounts, accountsSchema);
+  const accounts = options.accounts ?? (await AccountRegistry.fromAccounts(accountsFile ?? { users: [], apps: [] }));
   const { store, sealer, connect } = await buildStore(config, clock, logger);
   const { access_ttl, clock_leeway } = config.tokens;
   const keyRing = new KeyRing({
@@ -81,18 +105,23 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       throw error;
     },
   );
-  const forwarder = (options.createForwarder ?? createForwarder)({ maxBodyBytes: config.limits.body_size, trustedProxies: config.trusted_proxies });
-  const routes = new RouteTable(config.routes);
 
-  const { headers_timeout, request_timeout, keep_alive_timeout } = config.limits;
-  const server = createServer({
-    headersTimeout: headers_timeout,
-    requestTimeout: request_timeout,
-    keepAliveTimeout: keep_alive_timeout,
-    connectionsCheckingInterval: Math.min(1_000, Math.ceil(headers_timeout / 4)),
-  });
+  const server = createServer(serverOptionsOf(config.limits));
   const address = await listen(server, config.listen.host, config.listen.port);
   const url = `http://${hostForUrl(address.address)}:${address.port}`;
+  // HTTPS beside plain HTTP, with the same handler and limits; plain stays for local use behind a TLS-terminating balancer.
+  const https = tlsCredentials && createTlsServer(tlsCredentials, config.limits);
+  const httpsAddress =
+    https &&
+    config.tls &&
+    (await listen(https, config.tls.host ?? config.listen.host, config.tls.port).catch(async (error: unknown) => {
+      server.close();
+      policies.close();
+      await store.close();
+      throw error;
+    }));
+  const httpsUrl = httpsAddress && `https://${hostForUrl(httpsAddress.address)}:${httpsAddress.port}`;
+  const listeners = https ? [server, https] : [server];
   const issuer = config.issuer ?? `http://${hostForUrl(config.listen.host)}:${address.port}`;
   const acceptedIssuers = [issuer, ...config.tokens.trusted_issuers];
   const accessTokens = new AccessTokens({
@@ -106,8 +135,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     leewayMs: clock_leeway,
     clock,
   });
-  const loginThrottle = new LoginThrottle(store, config.brute_force);
-  const metrics = new Metrics({ store, keyRing });
+  const drain = new Drain(logger);
+  const metrics = new Metrics({ store, keyRing, shutdown: drain });
   const rotation: RotationSchedule = scheduleRotation(
     keeper,
     clock,
@@ -117,45 +146,86 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       logger.info({ kids: keyRing.list().map((key) => key.kid), trigger }, 'signing key rotated');
     },
   );
-  const context: GatewayContext = { config, clock, issuer, accounts, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, loginThrottle, metrics };
-  server.on('request', createRequestHandler(context, routes, forwarder));
+  const shared: SharedParts = { clock, issuer, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, metrics, shutdown: drain };
+  const generations = new Generations(shared, config, accounts, options.createForwarder ?? createForwarder, () => drain.inFlightDone());
+  for (const listener of listeners) drain.attach(listener, generations.listener);
 
-  const admin = options.admin === false ? undefined : await startAdmin(context).catch(async (error: unknown) => {
+  const admin = options.admin === false ? undefined : await startAdmin(() => generations.current).catch(async (error: unknown) => {
     rotation.stop();
-    server.close();
+    for (const listener of listeners) listener.close();
     await store.close();
     throw error;
   });
+  const watch = options.watchConfig ?? true;
+  const reloader = new ConfigReloader({
+    generations,
+    policies,
+    logger,
+    overrides: options.configOverrides ?? {},
+    accounts: accountsFile,
+    watch,
+    applied: (next) => {
+      for (const listener of listeners) applyServerLimits(listener, next.limits);
+      logger.level = next.log.level;
+    },
+  });
+  const certificates = https && config.tls && new CertificateReloader(https, config.tls, logger, watch);
   connect();
   if (!config.issuer && isWildcard(config.listen.host)) {
     logger.warn({ issuer }, 'issuer is not set and listen.host is a wildcard address: set `issuer` to the URL clients use');
   }
   logger.info(
-    { url, adminUrl: admin?.url, issuer, environment: config.environment, store: describeStore(config.store), routes: config.routes.map((route) => route.path), policies: policies.current.policies.size, ...accounts.counts },
+    {
+      url,
+      httpsUrl,
+      ...(tlsCredentials && { certificate: describeCertificate(tlsCredentials.cert) }),
+      adminUrl: admin?.url,
+      issuer,
+      environment: config.environment,
+      store: describeStore(config.store),
+      routes: config.routes.map((route) => route.path),
+      policies: policies.current.policies.size,
+      ...accounts.counts,
+    },
     'token-gateway listening',
   );
 
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    reloader.close();
+    certificates?.close();
+    await drain.stop(listeners, options.shutdownGraceMs ?? generations.current.config.limits.shutdown_grace);
+    rotation.stop();
+    policies.close();
+    generations.close();
+    await admin?.close();
+    await store.close();
+  };
   return {
     url,
+    httpsUrl,
     adminUrl: admin?.url,
-    context,
+    get context() {
+      return generations.current;
+    },
     server,
     reloadPolicies: (reason = 'requested') => policies.reload(reason),
-    close: () => shutDown(server, options.shutdownGraceMs ?? 10_000, async () => {
-      rotation.stop();
-      policies.close();
-      forwarder.close();
-      await admin?.close();
-      await store.close();
-    }),
+    reload: (reason = 'requested') => {
+      void certificates?.reload(reason);
+      return reloader.reload(reason);
+    },
+    close: () => (closing ??= close()),
+    endGrace: () => drain.endGrace(),
   };
 }
 
-async function startAdmin(ctx: GatewayContext): Promise<AdminServer> {
+/** The admin listener; its operations get the context in force when they run, never one kept from start. */
+async function startAdmin(current: () => GatewayContext): Promise<AdminServer> {
+  const ctx = current();
   const routes = new Map<string, AdminRoute>([...healthRoutes(ctx), ['/metrics', metricsRoute(() => ctx.metrics.exposition())]]);
   const { host, port } = ctx.config.admin;
   const access = await adminAccessOf(ctx.config);
-  for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(ctx, input)));
+  for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(current(), input)));
   return startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed'));
 }
 
@@ -186,13 +256,3 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
-
-/** Stop accepting, let in-flight requests finish within the grace period, then release everything. */
-async function shutDown(server: Server, graceMs: number, release: () => Promise<void>): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const grace = setTimeout(() => server.closeAllConnections(), graceMs).unref();
-  await closed;
-  clearTimeout(grace);
-  await release();
-}

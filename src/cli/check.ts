@@ -3,6 +3,7 @@ import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { describeStore } from '../config/store-schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
+import { readTlsCredentials } from '../ops/tls-listener.js';
 import { loadPolicySetOffline } from '../policies/offline.js';
 import { loadStoreSecrets } from '../store/create.js';
 import { EXIT, type CommandIo } from './io.js';
@@ -18,6 +19,7 @@ export async function checkCommand(configFile: string, io: CommandIo): Promise<n
     const accounts = await loadYamlFile(config.accounts, accountsSchema);
     const policies = await loadPolicySetOffline(config, accounts.apps);
     if (config.store.kind === 'redis') await loadStoreSecrets(config);
+    if (config.tls) await readTlsCredentials(config.tls);
     io.stdout.write(
       `ok: ${configFile} (${config.routes.length} routes, store ${describeStore(config.store)}), ` +
         `${config.accounts} (${accounts.users.length} users, ${accounts.apps.length} apps), ` +

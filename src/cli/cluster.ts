@@ -17,9 +17,9 @@ const MAX_RESPAWN_DELAY_MS = 30_000;
  * The primary of `workers: N`: forks N `serve` processes that share the
  * listening socket (node:cluster hands connections out round robin) and one
  * store, so they act as N instances of one gateway. It serves nothing
- * itself; it replaces a worker that dies, passes SIGHUP on (policies
- * reload), and on SIGTERM or SIGINT lets every worker shut down gracefully
- * before it exits.
+ * itself; it replaces a worker that dies, passes SIGHUP on (config,
+ * accounts and policies reload), and on SIGTERM or SIGINT lets every worker
+ * shut down gracefully before it exits; a second signal ends their grace.
  */
 export function superviseWorkers(count: number, serveArgs: readonly string[], logger: Logger): Promise<number> {
   cluster.setupPrimary({ exec: fileURLToPath(new URL('./main.js', import.meta.url)), args: ['serve', ...serveArgs] });
@@ -31,7 +31,11 @@ export function superviseWorkers(count: number, serveArgs: readonly string[], lo
 
   return new Promise<number>((resolve) => {
     const stop = (signal: NodeJS.Signals, exitCode: number = EXIT.ok) => {
-      if (stopping) return;
+      if (stopping) {
+        // A second signal: each worker ends its grace at once (see serve).
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+        return;
+      }
       stopping = true;
       for (const respawn of respawns) clearTimeout(respawn);
       logger.info({ signal }, 'stopping workers');
@@ -65,8 +69,8 @@ export function superviseWorkers(count: number, serveArgs: readonly string[], lo
     process.on('SIGHUP', () => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
     });
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
 
     logger.info({ workers: count }, 'starting workers');
     for (let i = 0; i < count; i++) fork();

@@ -14,7 +14,8 @@ export interface ServeOptions {
 }
 
 /**
- * Starts the gateway and stops it gracefully on SIGTERM or SIGINT. Returns
+ * Starts the gateway and stops it gracefully on SIGTERM or SIGINT (a second
+ * one cuts the requests still in flight), reloads on SIGHUP. Returns
  * once it is listening; with `workers` above one, this process supervises
  * the workers instead and returns their exit code when they have stopped.
  */
@@ -30,8 +31,10 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       const admin = await startClusterAdmin(config, logger);
       return await superviseWorkers(workers, serveArgs, logger).finally(() => admin.close());
     }
-    gateway = await startGateway({ config, admin: !cluster.isWorker });
-    if (cluster.isWorker) answerPrimary(gateway.context);
+    gateway = await startGateway({ config, configOverrides: { port: options.port }, admin: !cluster.isWorker });
+    const running = gateway;
+    // The context in force when the primary asks, not the one of start-up: a reload replaces it.
+    if (cluster.isWorker) answerPrimary(() => running.context);
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
@@ -48,16 +51,31 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     }
     throw error;
   }
-  const stop = () => {
-    gateway.context.logger.info('shutting down');
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    const { logger } = gateway.context;
+    // A second signal during the grace is someone who will not wait: cut what is in flight and finish the stop now.
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: ending the shutdown grace now');
+      gateway.endGrace();
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
     gateway.close().then(
       () => process.exit(EXIT.ok),
-      () => process.exit(EXIT.invalid),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(EXIT.invalid);
+      },
     );
   };
-  // SIGHUP: re-read the policies folder (the watcher normally does; this is for tooling that signals).
-  process.on('SIGHUP', () => void gateway.reloadPolicies('SIGHUP'));
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // SIGHUP: re-read gateway.yaml, accounts.yaml, the policies folder and the TLS files (the watchers normally do;
+  // this is for tooling that signals, and for mounts without inotify).
+  process.on('SIGHUP', () => void gateway.reload('SIGHUP'));
+  process.on('SIGTERM', stop);
+  // A worker hears of Ctrl-C from its primary, as SIGTERM: the terminal's SIGINT to the whole process group
+  // would otherwise reach it twice and cut its grace short.
+  process.on('SIGINT', cluster.isWorker ? () => undefined : stop);
   return gateway;
 }

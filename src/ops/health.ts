@@ -5,15 +5,22 @@ import type { AdminRoute } from './admin-server.js';
 
 export interface Readiness {
   ready: boolean;
+  status: 'ready' | 'not-ready' | 'draining';
   checks: { store: string; keys: string };
 }
 
-/** Ready when the store answers (its mirrors loaded) and the signing keys are loaded. */
-export function readinessOf(ctx: Pick<GatewayContext, 'store' | 'keyRing'>): Readiness {
+/**
+ * Ready when the store answers (its mirrors loaded) and the signing keys are
+ * loaded, and not shutting down: a draining instance says so at once, so that
+ * the balancer stops sending it traffic while its last requests finish.
+ */
+export function readinessOf(ctx: Pick<GatewayContext, 'store' | 'keyRing' | 'shutdown'>): Readiness {
   const store = ctx.store.health();
   const keysLoaded = ctx.keyRing.loaded;
+  const ready = store.ready && keysLoaded && !ctx.shutdown.draining;
   return {
-    ready: store.ready && keysLoaded,
+    ready,
+    status: ctx.shutdown.draining ? 'draining' : ready ? 'ready' : 'not-ready',
     checks: { store: store.ready ? 'up' : `down: ${store.reason ?? 'unknown'}`, keys: keysLoaded ? 'loaded' : 'not loaded' },
   };
 }
@@ -22,7 +29,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 
 /**
  * GET /readyz: 200 when this instance can serve every endpoint, 503 with the
- * reason otherwise (Redis unreachable, key ring not loaded yet). A load
+ * reason otherwise (Redis unreachable, key ring not loaded yet, draining). A load
  * balancer takes the instance out of rotation on 503.
  */
 export const readinessEndpoint: Endpoint = {
@@ -31,8 +38,8 @@ export const readinessEndpoint: Endpoint = {
   oauthErrors: false,
 
   async handle(ctx, exchange) {
-    const { ready, checks } = readinessOf(ctx);
-    sendJsonText(exchange.res, ready ? 200 : 503, JSON.stringify({ status: ready ? 'ready' : 'not-ready', checks }), NO_STORE);
+    const { ready, status, checks } = readinessOf(ctx);
+    sendJsonText(exchange.res, ready ? 200 : 503, JSON.stringify({ status, checks }), NO_STORE);
   },
 };
 
@@ -56,8 +63,8 @@ export function healthRoutes(ctx: GatewayContext): Array<[string, AdminRoute]> {
       {
         methods: ['GET', 'HEAD'],
         handle: async (_req, res) => {
-          const { ready, checks } = readinessOf(ctx);
-          sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status: ready ? 'ready' : 'not-ready', checks }), NO_STORE);
+          const { ready, status, checks } = readinessOf(ctx);
+          sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status, checks }), NO_STORE);
         },
       },
     ],

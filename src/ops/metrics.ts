@@ -4,6 +4,7 @@ import type { Exchange } from '../http/exchange.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { RotationTrigger } from '../keys/rotation.js';
 import type { Store } from '../store/types.js';
+import type { ShutdownState } from './drain.js';
 import { readinessOf } from './health.js';
 import { CounterFamily, HistogramFamily, type CounterSeries, type HistogramSeries } from './metric-families.js';
 import type { Exposition } from './metrics-route.js';
@@ -12,6 +13,7 @@ import type { Exposition } from './metrics-route.js';
 export interface MetricsSources {
   readonly store: Store;
   readonly keyRing: KeyRing;
+  readonly shutdown: ShutdownState;
 }
 
 /** What the revocation endpoint revoked: a whole grant (refresh token), one access token, or nothing it knew (still a 200, RFC 7009 2.2). */

@@ -42,7 +42,8 @@ export class PolicyRuntime {
   private again = false;
   private closed = false;
 
-  private constructor(private readonly options: PolicyRuntimeOptions) {}
+  /** Replaced whole when the gateway reloads its config and accounts. */
+  private constructor(private options: PolicyRuntimeOptions) {}
 
   /** Loads the folder once; invalid policies stop the start (ConfigError). */
   static async start(options: PolicyRuntimeOptions): Promise<PolicyRuntime> {
@@ -62,13 +63,20 @@ export class PolicyRuntime {
       this.again = true;
       return this.running.then(() => this.running ?? this.reload(reason));
     }
-    this.running = this.reloadOnce(reason).finally(() => {
-      this.running = undefined;
-      if (this.again && !this.closed) {
-        this.again = false;
-        void this.reload(reason);
-      }
-    });
+    this.running = this.rebuild(reason).finally(() => this.settled(reason));
+    return this.running;
+  }
+
+  /**
+   * Builds the set that a reloaded gateway.yaml and accounts.yaml would have
+   * and, if it is valid, swaps it in and calls `commit` in the same tick, so
+   * that the gateway's new config and the set that matches it arrive
+   * together. Waits for a folder reload under way: the two never interleave.
+   * Nothing is logged on failure; the caller reports the issues.
+   */
+  async reconfigure(config: GatewayConfig, apps: readonly AppAccount[], reason: string, commit: () => void): Promise<ReloadOutcome> {
+    while (this.running) await this.running;
+    this.running = this.rebuild(reason, { config, apps }, commit).finally(() => this.settled(reason));
     return this.running;
   }
 
@@ -78,31 +86,42 @@ export class PolicyRuntime {
     this.watcher?.close();
   }
 
-  private async reloadOnce(reason: string): Promise<ReloadOutcome> {
-    const { logger, config } = this.options;
+  private settled(reason: string): void {
+    this.running = undefined;
+    if (this.again && !this.closed) {
+      this.again = false;
+      void this.reload(reason);
+    }
+  }
+
+  /** One build and swap: of the folder alone, or with a new config and apps. */
+  private async rebuild(reason: string, next?: Pick<PolicyRuntimeOptions, 'config' | 'apps'>, commit?: () => void): Promise<ReloadOutcome> {
+    const { logger } = this.options;
+    const target = { ...this.options, ...next };
     try {
-      const next = await this.build();
-      if (this.closed) return { ok: true, policies: next.policies.size };
-      this.set = next;
+      const set = await this.build(target);
+      if (this.closed) return { ok: true, policies: set.policies.size };
+      const moved = target.config.policies.folder !== this.options.config.policies.folder;
+      // The caller's half first: if it throws, neither half has changed.
+      commit?.();
+      this.options = target;
+      this.set = set;
       // A folder replaced whole (rm -rf and recreate) leaves the old watch on a dead inode without an error:
-      // a reload asked for from outside (SIGHUP) watches the folder afresh.
-      if (reason !== FILES_CHANGED) this.stopWatching();
+      // a reload asked for from outside (SIGHUP) watches the folder afresh, as does a folder that moved.
+      if (reason !== FILES_CHANGED || moved) this.stopWatching();
       this.startWatching();
-      logger.info({ reason, folder: config.policies.folder, policies: [...next.policies.keys()] }, 'policies reloaded');
-      return { ok: true, policies: next.policies.size };
+      logger.info({ reason, folder: target.config.policies.folder, policies: [...set.policies.keys()] }, 'policies reloaded');
+      return { ok: true, policies: set.policies.size };
     } catch (error) {
-      if (!(error instanceof ConfigError)) {
-        logger.error({ err: error, reason }, 'policy reload failed; the previous policies stay in force');
-        return { ok: false, issues: [String(error)] };
-      }
-      const issues = error.issues.map(formatIssue);
-      logger.error({ reason, issues }, 'policy reload rejected; the previous policies stay in force');
+      const issues = error instanceof ConfigError ? error.issues.map(formatIssue) : [String(error)];
+      if (next) return { ok: false, issues };
+      if (error instanceof ConfigError) logger.error({ reason, issues }, 'policy reload rejected; the previous policies stay in force');
+      else logger.error({ err: error, reason }, 'policy reload failed; the previous policies stay in force');
       return { ok: false, issues };
     }
   }
 
-  private async build(): Promise<PolicySet> {
-    const { config, apps } = this.options;
+  private async build({ config, apps }: Pick<PolicyRuntimeOptions, 'config' | 'apps'> = this.options): Promise<PolicySet> {
     const used = new Set<string>();
     const definitions = await readPolicyFolder(config.policies.folder);
     const set = await PolicySet.build(definitions, attachmentsOf(config, apps), this.compileDeps(used));

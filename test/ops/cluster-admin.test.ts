@@ -40,7 +40,7 @@ function connectWorker(questions: WorkerQuestions, pid: number, ctx: GatewayCont
     onMessage: (listener) => void listeners.push(listener),
     send: (message) => void setImmediate(() => questions.receive(ipcCopy(message))),
   };
-  if (ctx) answerPrimary(ctx, toPrimary, OPERATIONS);
+  if (ctx) answerPrimary(() => ctx, toPrimary, OPERATIONS);
   return {
     pid,
     isConnected: () => connected,
@@ -164,6 +164,15 @@ describe('the cluster admin listener', () => {
       expect(status).toBe(503);
       expect(body.status).toBe('not-ready');
       expect(body.workers[1]).toEqual({ pid: 103, status: 'silent', reason: 'no answer within 300 ms' });
+    });
+
+    it('says draining while a worker shuts down', async () => {
+      const draining: GatewayContext = { ...second.gateway.context, shutdown: { draining: true } };
+      useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 102, draining));
+      const { status, body } = await readiness();
+      expect(status).toBe(503);
+      expect(body.status).toBe('draining');
+      expect(body.workers.map((worker: { status: string }) => worker.status)).toEqual(['ready', 'draining']);
     });
 
     it('is not ready with no worker at all', async () => {

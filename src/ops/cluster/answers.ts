@@ -17,11 +17,13 @@ export const toPrimary: PrimaryLink = {
 
 /**
  * A worker's side: answers the primary's questions with its own context,
- * so that the primary's admin listener can show the whole cluster.
+ * so that the primary's admin listener can show the whole cluster. The
+ * context is asked for at each question: a reload replaces it.
  */
-export function answerPrimary(ctx: GatewayContext, link: PrimaryLink = toPrimary, operations: readonly AdminOperation[] = ADMIN_OPERATIONS): void {
+export function answerPrimary(current: () => GatewayContext, link: PrimaryLink = toPrimary, operations: readonly AdminOperation[] = ADMIN_OPERATIONS): void {
   link.onMessage((message) => {
     if (!isAsk(message)) return;
+    const ctx = current();
     answer(ctx, message.question, operations).then(
       (reply) => link.send({ type: 'token-gateway:reply', id: message.id, answer: reply }),
       // Unanswered, the primary counts this worker as silent after its timeout.

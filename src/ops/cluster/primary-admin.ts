@@ -57,14 +57,18 @@ export function clusterAdminRoutes(
   return routes;
 }
 
-/** Ready only when every live worker says it is ready; no worker, or one that stays silent, is not ready. The body lists each. */
+/**
+ * Ready only when every live worker says it is ready; no worker, or one that stays silent, is not ready. The body lists each.
+ * Workers that are shutting down make the whole answer `draining`, as a single gateway's would be.
+ */
 async function sendClusterReadiness(res: ServerResponse, questions: WorkerQuestions, timeoutMs: number): Promise<void> {
   const answers = await questions.askEach({ kind: 'readiness' }, timeoutMs);
   const workers = answers.map(({ pid, answer }) =>
-    answer ? { pid, status: answer.ready ? 'ready' : 'not-ready', checks: answer.checks } : { pid, status: 'silent', reason: `no answer within ${timeoutMs} ms` },
+    answer ? { pid, status: answer.status, checks: answer.checks } : { pid, status: 'silent', reason: `no answer within ${timeoutMs} ms` },
   );
   const ready = workers.length > 0 && workers.every((worker) => worker.status === 'ready');
-  sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status: ready ? 'ready' : 'not-ready', workers }), NO_STORE);
+  const status = ready ? 'ready' : workers.some((worker) => worker.status === 'draining') ? 'draining' : 'not-ready';
+  sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status, workers }), NO_STORE);
 }
 
 /**
