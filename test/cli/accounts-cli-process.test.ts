@@ -1,26 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { accountsYaml } from '../helpers/accounts.js';
 import { errorOf, passwordGrant } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
+import { runCli } from '../helpers/processes.js';
 
-const BIN = resolve('dist/cli/main.js');
-
-/** The built binary, as an operator runs it: `printf ... | npx token-gateway ...`. */
-function tokenGateway(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
 
 let gateway: GatewayProcess | undefined;
 afterEach(async () => {
@@ -39,8 +25,8 @@ describe('token-gateway users/apps with a real gateway process', () => {
 
     // Two processes editing at once: the lock file serialises them.
     const [user, app] = await Promise.all([
-      tokenGateway(['users', 'add', 'dave', '--accounts', accounts], `${newcomers.password}\n`),
-      tokenGateway(['apps', 'add', 'acme-client', '--accounts', accounts]),
+      runCli(['users', 'add', 'dave', '--accounts', accounts], `${newcomers.password}\n`),
+      runCli(['apps', 'add', 'acme-client', '--accounts', accounts]),
     ]);
     expect(user).toMatchObject({ code: 0, stdout: 'added user dave (active)\n' });
     expect(app.code).toBe(0);
@@ -54,7 +40,7 @@ describe('token-gateway users/apps with a real gateway process', () => {
     expect(await granted.json()).toMatchObject({ token_type: 'Bearer', expires_in: '1800' });
     await gateway.stop();
 
-    expect((await tokenGateway(['users', 'disable', 'dave', '--accounts', accounts])).stdout).toBe('disabled user dave\n');
+    expect((await runCli(['users', 'disable', 'dave', '--accounts', accounts])).stdout).toBe('disabled user dave\n');
     gateway = await GatewayProcess.start({ accounts });
     const refused = await errorOf(await passwordGrant(gateway.url, { ...newcomers, client_secret: clientSecret }));
     expect(refused).toMatchObject({ status: 401, errorCode: 'USER_ACCOUNT_INVALID_STATE' });

@@ -3,31 +3,12 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifySecret } from '../../src/accounts/secret-hash.js';
 import { accountsYaml } from '../helpers/accounts.js';
+import { BIN, runCli } from '../helpers/processes.js';
 
-// The built binary, exactly what `npx token-gateway` runs (npm test builds it first).
-const BIN = resolve('dist/cli/main.js');
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], stdin = ''): Promise<Outcome> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
 
 async function workspace(gatewayYaml: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tg-cli-'));
@@ -43,7 +24,7 @@ describe('token-gateway CLI', () => {
 
   describe('hash-secret', () => {
     it('prints only an argon2id hash of stdin without its trailing newline', async () => {
-      const { code, stdout, stderr } = await cli(['hash-secret'], 'correct horse\n');
+      const { code, stdout, stderr } = await runCli(['hash-secret'], 'correct horse\n');
       expect(code).toBe(0);
       expect(stderr).toBe('');
       const lines = stdout.trimEnd().split('\n');
@@ -54,12 +35,12 @@ describe('token-gateway CLI', () => {
     });
 
     it('keeps inner and leading whitespace, strips only one CRLF', async () => {
-      const { stdout } = await cli(['hash-secret'], ' two words \r\n');
+      const { stdout } = await runCli(['hash-secret'], ' two words \r\n');
       expect(await verifySecret(stdout.trim(), ' two words ')).toBe(true);
     });
 
     it('refuses an empty secret', async () => {
-      const { code, stdout, stderr } = await cli(['hash-secret'], '\n');
+      const { code, stdout, stderr } = await runCli(['hash-secret'], '\n');
       expect(code).toBe(1);
       expect(stdout).toBe('');
       expect(stderr).toContain('empty');
@@ -69,7 +50,7 @@ describe('token-gateway CLI', () => {
   describe('check', () => {
     it('exits 0 for a valid config and the files it names', async () => {
       const file = await workspace('accounts: ./accounts.yaml\n');
-      const { code, stdout } = await cli(['check', '--config', file]);
+      const { code, stdout } = await runCli(['check', '--config', file]);
       expect(code).toBe(0);
       expect(stdout).toContain('ok:');
       expect(stdout).toContain('3 apps');
@@ -77,7 +58,7 @@ describe('token-gateway CLI', () => {
 
     it('exits 1 naming the file, line, key and problem', async () => {
       const file = await workspace('accounts: ./accounts.yaml\ntokens:\n  access_ttl: soon\n');
-      const { code, stderr } = await cli(['check', '--config', file]);
+      const { code, stderr } = await runCli(['check', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain(`${file}:3: tokens.access_ttl: expected a duration`);
     });
@@ -86,11 +67,11 @@ describe('token-gateway CLI', () => {
       const file = await workspace(
         'environment: uat\nstore: redis://:url-password@10.255.255.1:6379/0\nkeys: { encryption_key_file: ./kek }\naccounts: ./accounts.yaml\n',
       );
-      const missing = await cli(['check', '--config', file]);
+      const missing = await runCli(['check', '--config', file]);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('keys.encryption_key_file: cannot read');
       await writeFile(join(dirname(file), 'kek'), randomBytes(32).toString('base64'));
-      const { code, stdout, stderr } = await cli(['check', '--config', file]);
+      const { code, stdout, stderr } = await runCli(['check', '--config', file]);
       expect(code).toBe(0);
       expect(stdout).toContain('store redis 10.255.255.1:6379/0');
       expect(stdout + stderr).not.toContain('url-password');
@@ -98,7 +79,7 @@ describe('token-gateway CLI', () => {
 
     it('validates the accounts file the config names', async () => {
       const file = await workspace('accounts: ./missing.yaml\n');
-      const { code, stderr } = await cli(['check', '--config', file]);
+      const { code, stderr } = await runCli(['check', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain('missing.yaml: cannot read file (ENOENT)');
     });
@@ -126,14 +107,14 @@ describe('token-gateway CLI', () => {
 
     it('exits 1 with the problem when the config is invalid', async () => {
       const file = await workspace('listen: { prot: 1 }\n');
-      const { code, stderr } = await cli(['serve', '--config', file]);
+      const { code, stderr } = await runCli(['serve', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain('listen.prot: unknown key');
     });
 
     it('refuses to start on Redis without a key-encryption key, and says how to make one', async () => {
       const file = await workspace('environment: uat\nstore: redis://127.0.0.1:1/0\naccounts: ./accounts.yaml\n');
-      const { code, stderr } = await cli(['serve', '--config', file]);
+      const { code, stderr } = await runCli(['serve', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain('set TOKEN_GATEWAY_KEY_ENCRYPTION_KEY to 32 random bytes in base64');
       expect(stderr).toContain('openssl rand -base64 32');
@@ -145,7 +126,7 @@ describe('token-gateway CLI', () => {
           'keys: { encryption_key_file: ./kek }\naccounts: ./accounts.yaml\n',
       );
       await writeFile(join(dirname(file), 'kek'), randomBytes(32).toString('base64'));
-      const { code, stderr } = await cli(['serve', '--config', file]);
+      const { code, stderr } = await runCli(['serve', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain('store.redis.password_env names TG_TEST_UNSET_PASSWORD, which is not set');
     });
@@ -157,7 +138,7 @@ describe('token-gateway CLI', () => {
     [['check', '--nope'], "Unknown option '--nope'"],
     [[], 'usage: token-gateway'],
   ])('exits 2 with usage for %j', async (args, message) => {
-    const { code, stdout, stderr } = await cli(args);
+    const { code, stdout, stderr } = await runCli(args);
     expect(code).toBe(2);
     expect(stdout + stderr).toContain(message);
   });

@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -10,22 +9,7 @@ import { GatewayProcess } from '../helpers/gateway-process.js';
 import { issueTokens, revoke } from '../helpers/gateway.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
-
-/** Live child processes of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(fields[1]) === pid && fields[0] !== 'Z';
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
+import { childrenOf } from '../helpers/processes.js';
 
 async function eventually<T>(probe: () => T | Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

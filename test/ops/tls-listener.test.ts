@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { copyFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -13,8 +12,8 @@ import { accountsYaml, APP, USER } from '../helpers/accounts.js';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
 import { eventually } from '../helpers/redis-store.js';
 import { selfSignedCertificate, type SelfSigned } from '../helpers/tls-certificates.js';
+import { runCli } from '../helpers/processes.js';
 
-const BIN = resolve('dist/cli/main.js');
 
 /** An HTTPS exchange that trusts only `ca`. */
 function httpsCall(url: string, ca: string[], init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
@@ -46,17 +45,6 @@ function servedFingerprint(httpsUrl: string, ca: string[]): Promise<string> {
 async function replaceWith(source: string, target: string): Promise<void> {
   await copyFile(source, `${target}.tmp`);
   await rename(`${target}.tmp`, target);
-}
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
 }
 
 /** The HTTPS listener (src/ops/tls-listener.ts): beside plain HTTP, its certificate reloaded when the files change. */
@@ -148,20 +136,20 @@ describe('a certificate and key that cannot serve', () => {
   });
 
   it('is reported by `check`, with paths relative to gateway.yaml', async () => {
-    const mismatched = await cli(['check', '--config', await workspace({ cert_file: './a.pem', key_file: './b.key' })]);
+    const mismatched = await runCli(['check', '--config', await workspace({ cert_file: './a.pem', key_file: './b.key' })]);
     expect(mismatched.code).toBe(1);
     expect(mismatched.stderr).toMatch(/tls: .*\/a\.pem and .*\/b\.key are not a usable certificate and key \(.*key values mismatch\)/);
-    expect((await cli(['check', '--config', await workspace({ cert_file: './a.pem', key_file: './a.key' })])).code).toBe(0);
+    expect((await runCli(['check', '--config', await workspace({ cert_file: './a.pem', key_file: './a.key' })])).code).toBe(0);
   });
 
   it('is reported by `check` when a file cannot be read', async () => {
-    const missing = await cli(['check', '--config', await workspace({ cert_file: './missing.pem', key_file: './a.key' })]);
+    const missing = await runCli(['check', '--config', await workspace({ cert_file: './missing.pem', key_file: './a.key' })]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`tls.cert_file: cannot read ${join(dir, 'missing.pem')} (ENOENT)`);
   });
 
   it('makes `serve` exit 1 with the reason', async () => {
-    const served = await cli(['serve', '--config', await workspace({ cert_file: './a.pem', key_file: './b.key' })]);
+    const served = await runCli(['serve', '--config', await workspace({ cert_file: './a.pem', key_file: './b.key' })]);
     expect(served.code).toBe(1);
     expect(served.stderr).toMatch(/^token-gateway serve: tls: .* are not a usable certificate and key/);
   });

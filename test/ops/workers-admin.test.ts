@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,24 +8,9 @@ import { scrape, type Scrape } from '../helpers/metrics.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
+import { childrenOf } from '../helpers/processes.js';
 
 const PROTECTED = '/business/score/v2/';
-
-/** Live child processes of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(fields[1]) === pid && fields[0] !== 'Z';
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
 
 /** A protected call on a connection of its own, so that the cluster hands it to the next worker. */
 function callOnNewConnection(url: string, token: string): Promise<number> {
