@@ -29,10 +29,11 @@ COPY package.json package-lock.json ./
 # `prepare` would need the dev dependencies.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# No configuration in the image: gateway.yaml, accounts.yaml and policies/ are
-# mounted at /etc/token-gateway (see docker-compose.yml), so an image never
-# carries the DEMO accounts into a deployment by accident. Without a mounted
-# gateway.yaml, `serve` exits 1 saying which file it could not read.
+# No configuration in the image: gateway.yaml and accounts.yaml (folder
+# config/) and policies/ are mounted under /etc/token-gateway as folders (see
+# docker-compose.yml), so an image never carries the DEMO accounts into a
+# deployment by accident. Without a mounted gateway.yaml, `serve` exits 1
+# saying which file it could not read.
 # The secrets folder belongs to `node` so that a named volume mounted on it
 # starts out writable by the secrets job (Docker copies the owner into an
 # empty volume); the gateway mounts it read-only.
@@ -52,4 +53,4 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "dist/deploy/healthcheck.js"]
 ENTRYPOINT ["node", "dist/cli/main.js"]
-CMD ["serve", "--config", "/etc/token-gateway/gateway.yaml"]
+CMD ["serve", "--config", "/etc/token-gateway/config/gateway.yaml"]

@@ -39,6 +39,9 @@ export interface ClientSettings {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+// The longest delay a timer holds (about 24.8 days): AbortSignal.timeout turns
+// anything longer into 1 ms, which would fail every request at once.
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** Checks the options once, at construction, so that a mistake shows where the client is made. */
 export function readOptions(options: TokenClientOptions): ClientSettings {
@@ -52,7 +55,7 @@ export function readOptions(options: TokenClientOptions): ClientSettings {
     endpoint: {
       fetch,
       baseUrl,
-      timeoutMs: positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs'),
+      timeoutMs: Math.min(positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs'), LONGEST_TIMER_MS),
       // SPEC 4.4: both travel as headers on the refresh grant.
       clientId: headerSafe(options.clientId, 'clientId'),
       clientSecret: headerSafe(options.clientSecret, 'clientSecret'),

@@ -248,6 +248,13 @@ describe('TokenClient.getAccessToken', () => {
       }
     });
 
+    it('takes a timeoutMs beyond what a timer holds (30 days) as "no practical limit", not as an instant timeout', async () => {
+      // AbortSignal.timeout turns a delay past 2^31-1 ms into 1 ms: every token request would fail at once.
+      const gateway = await boot();
+      const token = await clientOf(gateway, { timeoutMs: 30 * 24 * HOUR }).getAccessToken();
+      expect((await callProtected(gateway.url, token)).status).toBe(200);
+    });
+
     it('keeps credentials out of inspection and serialisation', () => {
       const client = new TokenClient(valid);
       const shown = `${inspect(client, { depth: 10, showHidden: true })} ${JSON.stringify(client)}`;

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -102,7 +102,8 @@ function capture() {
   return { stream, text: () => text };
 }
 
-const CONFIG_IN_CONTAINER = '/etc/token-gateway/gateway.yaml';
+const CONFIG_FOLDER_IN_CONTAINER = '/etc/token-gateway/config';
+const CONFIG_IN_CONTAINER = `${CONFIG_FOLDER_IN_CONTAINER}/gateway.yaml`;
 
 describe('docker-compose.yml', () => {
   it('is valid for docker compose, with no variable to set', async () => {
@@ -131,13 +132,25 @@ describe('docker-compose.yml', () => {
   it('mounts gateway.yaml, policies/ and the accounts into the gateway, and publishes its ports on loopback only', () => {
     const gateway = service('gateway');
     expect(gateway.build).toBeDefined();
-    const config = mountAt('gateway', CONFIG_IN_CONTAINER);
-    expect(config).toMatchObject({ named: false });
-    expect(existsSync(join(ROOT, config?.source ?? '-'))).toBe(true);
+    const config = mountAt('gateway', CONFIG_FOLDER_IN_CONTAINER);
+    expect(config).toMatchObject({ source: './deploy/docker', named: false });
+    expect(existsSync(join(ROOT, config?.source ?? '-', 'gateway.yaml'))).toBe(true);
+    expect(existsSync(join(ROOT, config?.source ?? '-', 'accounts.yaml'))).toBe(true);
     expect(mountAt('gateway', '/etc/token-gateway/policies')).toMatchObject({ source: './policies', named: false });
-    expect(mountAt('gateway', '/etc/token-gateway/accounts.yaml')).toMatchObject({ named: false });
     expect(gateway.ports).toEqual(expect.arrayContaining(['127.0.0.1:8080:8080', '127.0.0.1:9901:9901']));
     for (const port of gateway.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
+  });
+
+  it('mounts folders only, so that a file saved by rename (an editor, `users add`) reaches the running gateway', () => {
+    // A single-file bind mount pins the inode it was given: the replaced file
+    // never appears in the container and the reload never sees the edit.
+    for (const mount of mountsOf('gateway').filter((each) => !each.named)) {
+      expect(statSync(join(ROOT, mount.source)).isDirectory(), `${mount.source} is a file mount`).toBe(true);
+    }
+  });
+
+  it('mounts the DEMO accounts that README.md publishes: deploy/docker/accounts.yaml is the repository\'s accounts.yaml', () => {
+    expect(readFileSync(join(ROOT, 'deploy/docker/accounts.yaml'), 'utf8')).toBe(readFileSync(join(ROOT, 'accounts.yaml'), 'utf8'));
   });
 
   it('starts the gateway after Redis is healthy and the secrets job has finished, from a volume only that job writes', () => {
@@ -233,6 +246,8 @@ describe('the mounted gateway.yaml', () => {
     const upstream = service('upstream').environment ?? {};
     expect(config.routes.map((route) => route.upstream)).toContain(`http://upstream:${upstream.DEMO_UPSTREAM_PORT}`);
     expect(upstream.DEMO_UPSTREAM_HOST).toBe('0.0.0.0');
-    expect(dirname(config.policies.folder)).toBe(dirname(configFile));
+    // Every file the gateway reads or watches lies in a mounted folder: gateway.yaml and accounts.yaml in the config folder.
+    expect(dirname(config.accounts)).toBe(dirname(configFile));
+    expect(config.policies.folder).toBe(join(root, '/etc/token-gateway/policies'));
   });
 });
