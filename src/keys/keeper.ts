@@ -128,9 +128,10 @@ export class KeyRingKeeper {
     this.busyUntil = 0;
     try {
       await this.syncOnce(); // the latest stored ring: another instance may have rotated already
+      const basedOn = this.version; // as in rotateNow: the compare-and-set is against the ring these keys come from
       const keys = await ring.maintainedKeys();
       if (!keys) return false;
-      if (!(await this.write(keys, this.version))) {
+      if (!(await this.write(keys, basedOn))) {
         logger.warn('the stored key ring changed under the rotation lock; reloading it');
         await this.syncOnce();
         return false;
@@ -153,10 +154,12 @@ export class KeyRingKeeper {
     const release = await this.waitForLock();
     try {
       await this.syncOnce(); // the latest stored ring: rotate what every instance has, not a stale local copy
+      // The version these keys are computed from, read before any await: this.version moves if another write lands meanwhile.
+      const basedOn = this.version;
       const before = ring.list().map((key) => key.kid);
       const keys = await ring.rotatedKeys(options.dropPrevious);
       const removed = before.filter((kid) => !keys.some((key) => key.kid === kid));
-      if (!(await this.write(keys, this.version, rememberDropped(this.dropped, removed)))) {
+      if (!(await this.write(keys, basedOn, rememberDropped(this.dropped, removed)))) {
         await this.syncOnce();
         throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'the stored key ring changed under the rotation lock; try again' });
       }

@@ -23,7 +23,9 @@ export interface AdminServer {
  */
 export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, host: string, port: number, onError: (error: unknown) => void): Promise<AdminServer> {
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://admin');
+    const url = originFormUrl(req.url);
+    // Checked here: a URL that does not parse would throw out of this listener and end the process.
+    if (!url) return sendError(res, 400, 'the request target must be a path, e.g. /metrics');
     const route = routes.get(url.pathname);
     if (!route) return sendError(res, 404, `no admin endpoint at ${url.pathname}`);
     if (!route.methods.includes(req.method ?? '')) {
@@ -53,6 +55,16 @@ export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, 
         server.closeAllConnections();
       }),
   };
+}
+
+/** Origin-form targets only (`/path?query`), as on the client listener; anything else, or what does not parse, is undefined. */
+function originFormUrl(target: string | undefined): URL | undefined {
+  if (!target?.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://admin${target}`);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Admin errors are for people and scripts: `{"error": "..."}`, not the client-facing envelope. */

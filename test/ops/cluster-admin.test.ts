@@ -7,6 +7,7 @@ import { WorkerQuestions, type WorkerLink } from '../../src/ops/cluster/question
 import type { GatewayContext } from '../../src/context.js';
 import { bootGateway, callProtected, issueTokens, type TestGateway } from '../helpers/gateway.js';
 import { scrape, scrapeCounted } from '../helpers/metrics.js';
+import { eventually } from '../helpers/redis-store.js';
 
 /**
  * The cluster primary's admin listener, in one process: the routes and the
@@ -50,6 +51,15 @@ function connectWorker(questions: WorkerQuestions, pid: number, ctx: GatewayCont
     },
     disconnect: () => (connected = false),
   };
+}
+
+/** One protected call, returned once the gateway has counted it (a request is counted when its response is over). */
+async function protectedCallCounted(tg: TestGateway, labels: Record<string, string>): Promise<void> {
+  const counted = async () => (await scrape(tg.gateway.adminUrl!)).value('token_gateway_requests_total', labels);
+  const before = await counted();
+  const { access_token } = await issueTokens(tg.url);
+  expect((await callProtected(tg.url, access_token)).status).toBe(200);
+  await eventually(async () => (await counted()) === before + 1);
 }
 
 describe('the cluster admin listener', () => {
@@ -209,6 +219,39 @@ describe('the cluster admin listener', () => {
       expect(cluster.typeOf('token_gateway_request_duration_seconds')).toBe('histogram');
       expect(cluster.value('token_gateway_request_duration_seconds_count', { route: '/business/score/v2/' })).toBe(5);
       expect(errors).toEqual([]);
+    });
+
+    it("never lets a summed counter go down: a silent worker counts with its last report, one that is gone with its final one", async () => {
+      // A listener of its own: what the primary remembers of its workers starts empty.
+      const own = await startAdminServer(clusterAdminRoutes(questions, LOOPBACK, OPERATIONS, TIMEOUTS), '127.0.0.1', 0, (error) => errors.push(error));
+      try {
+        const route = { route: '/business/score/v2/', method: 'GET', status: '200' };
+        const requests = async () => (await scrape(own.url)).value('token_gateway_requests_total', route);
+        const seconds = async () => (await scrape(own.url)).value('token_gateway_request_duration_seconds_count', { route: '/business/score/v2/' });
+        await protectedCallCounted(second, route);
+        useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 102, second.gateway.context));
+        const before = await requests();
+        const histogramBefore = await seconds();
+
+        // Worker 102 misses the scrape's deadline: a drop here would read as a counter reset, and rate() as a burst.
+        useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 102, undefined));
+        expect(await requests()).toBe(before);
+        expect(await seconds()).toBe(histogramBefore);
+
+        // Worker 102 exits and is replaced by 104, which starts from nothing.
+        useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 104, undefined));
+        expect(await requests()).toBe(before);
+        expect(await seconds()).toBe(histogramBefore);
+
+        // What the remaining worker counts afterwards adds up on top.
+        await protectedCallCounted(first, route);
+        expect(await requests()).toBe(before + 1);
+        // Gauges are the reporting workers' only: the gone worker's store is not taken for down or up.
+        expect((await scrape(own.url)).value('token_gateway_store_up')).toBe(1);
+        expect(errors).toEqual([]);
+      } finally {
+        await own.close();
+      }
     });
   });
 });

@@ -35,6 +35,18 @@ describe('POST /admin/v1/keys/rotate', () => {
     expect(body.published).toEqual(await publishedKids());
   });
 
+  it('never loses a key it announced: of several rotations at once, each that answered 200 has its key published afterwards', async () => {
+    const answers = await Promise.all([rotate(), rotate(), rotate()]);
+    const rotated = answers.filter((answer) => answer.status === 200);
+    expect(rotated.length).toBeGreaterThan(0);
+    // One that lost the race says so rather than overwriting the other's ring.
+    for (const answer of answers.filter((candidate) => candidate.status !== 200)) expect(answer.status).toBe(503);
+    const published = await publishedKids();
+    for (const { body } of rotated) expect(published).toContain(body.kid);
+    const token = await issueTokens(tg.url);
+    expect((await callProtected(tg.url, token.access_token)).status).toBe(200);
+  });
+
   it('is counted and logged as a key rotation, like a scheduled one', async () => {
     const { body } = await rotate();
     expect(tg.logs.filter((line) => line.msg === 'signing key rotated')).toEqual([

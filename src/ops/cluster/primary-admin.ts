@@ -8,6 +8,7 @@ import type { Logger } from '../../log/logger.js';
 import { ADMIN_OPERATIONS, operationRoute, type AdminAccess, type AdminOperation, type AdminResult } from '../admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from '../admin-server.js';
 import { metricsRoute, type Exposition } from '../metrics-route.js';
+import { CumulativeReports } from './cumulative.js';
 import { WorkerQuestions, type WorkerLink } from './questions.js';
 
 /** How long the primary waits for workers. */
@@ -46,11 +47,12 @@ export function clusterAdminRoutes(
   operations: readonly AdminOperation[] = ADMIN_OPERATIONS,
   timeouts: ClusterTimeouts = TIMEOUTS,
 ): Map<string, AdminRoute> {
+  const reports = new CumulativeReports();
   const routes = new Map<string, AdminRoute>([
     // The primary itself is alive: it is what restarts workers.
     ['/livez', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendJsonText(res, 200, '{"status":"live"}', NO_STORE) }],
     ['/readyz', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendClusterReadiness(res, questions, timeouts.readinessMs) }],
-    ['/metrics', metricsRoute(() => clusterExposition(questions, timeouts.metricsMs))],
+    ['/metrics', metricsRoute(() => clusterExposition(questions, reports, timeouts.metricsMs))],
   ]);
   const runner = (operation: AdminOperation, input: Record<string, unknown>) => runOnAWorker(questions, operation, input, timeouts.operationMs);
   for (const operation of operations) routes.set(operation.path, operationRoute(operation, access, runner));
@@ -75,10 +77,11 @@ async function sendClusterReadiness(res: ServerResponse, questions: WorkerQuesti
  * Every worker's registry, summed (counters, histograms) or combined as
  * each gauge says (min for up/ready, max for sizes) by prom-client's
  * AggregatorRegistry, plus two gauges of the primary's that say how many
- * workers the figures cover. A worker that does not answer in time is left
- * out rather than failing the scrape.
+ * workers the figures cover. A worker that does not answer in time does not
+ * fail the scrape: its gauges are left out, its counters and histograms count
+ * as it last reported them (CumulativeReports), so that no sum goes down.
  */
-async function clusterExposition(questions: WorkerQuestions, timeoutMs: number): Promise<Exposition> {
+async function clusterExposition(questions: WorkerQuestions, reports: CumulativeReports, timeoutMs: number): Promise<Exposition> {
   const answers = await questions.askEach({ kind: 'metrics' }, timeoutMs);
   const reported = answers.flatMap(({ answer }) => (answer ? [answer] : []));
   const own = new Registry();
@@ -88,7 +91,7 @@ async function clusterExposition(questions: WorkerQuestions, timeoutMs: number):
     help: 'Workers whose metrics this scrape includes; fewer than token_gateway_workers when some did not answer in time.',
     registers: [own],
   }).set(reported.length);
-  const aggregated = AggregatorRegistry.aggregate([...reported, await own.getMetricsAsJSON()]);
+  const aggregated = AggregatorRegistry.aggregate([...(await reports.reportsFor(answers)), await own.getMetricsAsJSON()]);
   return { contentType: aggregated.contentType, text: await aggregated.metrics() };
 }
 
