@@ -69,9 +69,11 @@ describe('the admin listener with workers: 2', () => {
     await redis?.dispose();
   });
 
-  it('is opened by the primary alone', () => {
+  it('is opened by the primary alone', async () => {
     const opened = gateway.lines.filter((line) => line.msg === 'admin listening');
     expect(opened.map((line) => [line.pid, line.adminUrl])).toEqual([[gateway.pid, gateway.adminUrl]]);
+    // Ready over IPC can come before a worker's batched log line (written within 100 ms): wait for both lines.
+    await eventually(() => gateway.lines.filter((line) => line.msg === 'token-gateway listening').length === 2);
     const workers = gateway.lines.filter((line) => line.msg === 'token-gateway listening');
     expect(workers.length).toBe(2);
     for (const line of workers) expect(line.adminUrl).toBeUndefined();

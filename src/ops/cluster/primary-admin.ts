@@ -17,11 +17,15 @@ export interface ClusterTimeouts {
   readonly readinessMs: number;
   /** Well under Prometheus's default 10 s scrape timeout. */
   readonly metricsMs: number;
-  /** Operations may write to the store (a key rotation generates a key and takes a lock). */
+  /**
+   * Operations may write to the store, and a kill switch over a large client revokes grant after grant: as long as
+   * the CLI waits (300 s), so that a slow operation is not answered "may have run" while it still runs. A worker that
+   * dies meanwhile is noticed at once (WorkerQuestions.ask).
+   */
   readonly operationMs: number;
 }
 
-const TIMEOUTS: ClusterTimeouts = { readinessMs: 500, metricsMs: 2_000, operationMs: 10_000 };
+const TIMEOUTS: ClusterTimeouts = { readinessMs: 500, metricsMs: 2_000, operationMs: 295_000 };
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 

@@ -15,6 +15,8 @@ export interface WorkerAnswer<K extends QuestionKind> {
   readonly answer: AnswerOf[K] | undefined;
 }
 
+const DISCONNECT_CHECK_MS = 250;
+
 type QuestionOf<K extends QuestionKind> = Extract<Question, { kind: K }>;
 
 /**
@@ -44,10 +46,13 @@ export class WorkerQuestions {
     return new Promise((resolve) => {
       const settle = (answer: unknown) => {
         clearTimeout(timer);
+        clearInterval(watch);
         this.waiting.delete(id);
         resolve(answer as AnswerOf[K] | undefined);
       };
       const timer = setTimeout(() => settle(undefined), timeoutMs);
+      // A worker that exits never answers: stop waiting then, not at the end of a long operation's allowance.
+      const watch = setInterval(() => worker.isConnected() || settle(undefined), DISCONNECT_CHECK_MS);
       this.waiting.set(id, settle);
       worker.send({ type: 'token-gateway:ask', id, question }, () => settle(undefined));
     });
