@@ -96,6 +96,20 @@ describe('token-gateway CLI', () => {
       expect(stdout + stderr).not.toContain('url-password');
     });
 
+    it('refuses an admin.token_file that serve would refuse: missing, then too short, without printing it', async () => {
+      const file = await workspace('accounts: ./accounts.yaml\nadmin: { token_file: ./admin-token }\n');
+      const missing = await cli(['check', '--config', file]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('admin.token_file: cannot read');
+      await writeFile(join(dirname(file), 'admin-token'), 'short-secret\n');
+      const short = await cli(['check', '--config', file]);
+      expect(short.code).toBe(1);
+      expect(short.stderr).toContain('an admin token needs at least 16');
+      expect(short.stdout + short.stderr).not.toContain('short-secret');
+      await writeFile(join(dirname(file), 'admin-token'), `${randomBytes(32).toString('base64')}\n`);
+      expect((await cli(['check', '--config', file])).code).toBe(0);
+    });
+
     it('validates the accounts file the config names', async () => {
       const file = await workspace('accounts: ./missing.yaml\n');
       const { code, stderr } = await cli(['check', '--config', file]);
