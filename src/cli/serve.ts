@@ -20,6 +20,14 @@ export interface ServeOptions {
  * the workers instead and returns their exit code when they have stopped.
  */
 export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number | RunningGateway> {
+  // Until the handlers below are wired, a SIGHUP would end the process (node's default): a reload asked for
+  // during the start (by config tooling, or by a cluster primary passing one on to a worker still starting)
+  // is noted instead, and done once the gateway runs.
+  let hangupDuringStart = false;
+  const noteHangup = () => {
+    hangupDuringStart = true;
+  };
+  process.on('SIGHUP', noteHangup);
   let gateway: RunningGateway;
   try {
     const config = await loadGatewayConfig(options.configFile, { port: options.port });
@@ -29,6 +37,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       const logger = createLogger(config.log.level);
       // The primary alone opens the admin listener and answers it for every worker.
       const admin = await startClusterAdmin(config, logger);
+      // The workers forked next read the files afresh; from now on SIGHUP is passed on to them.
+      process.off('SIGHUP', noteHangup);
       return await superviseWorkers(workers, serveArgs, logger).finally(() => admin.close());
     }
     gateway = await startGateway({ config, configOverrides: { port: options.port }, admin: !cluster.isWorker });
@@ -50,6 +60,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       return EXIT.invalid;
     }
     throw error;
+  } finally {
+    process.off('SIGHUP', noteHangup);
   }
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -73,6 +85,7 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   // SIGHUP: re-read gateway.yaml, accounts.yaml, the policies folder and the TLS files (the watchers normally do;
   // this is for tooling that signals, and for mounts without inotify).
   process.on('SIGHUP', () => void gateway.reload('SIGHUP'));
+  if (hangupDuringStart) void gateway.reload('SIGHUP');
   process.on('SIGTERM', stop);
   // A worker hears of Ctrl-C from its primary, as SIGTERM: the terminal's SIGINT to the whole process group
   // would otherwise reach it twice and cut its grace short.
