@@ -6,6 +6,7 @@ import { createLogger } from '../log/logger.js';
 import { answerPrimary } from '../ops/cluster/answers.js';
 import { startClusterAdmin } from '../ops/cluster/primary-admin.js';
 import { resolveWorkerCount, superviseWorkers } from './cluster.js';
+import { holdHangups, releaseHangups } from './held-hangups.js';
 import { EXIT, type CommandIo } from './io.js';
 
 export interface ServeOptions {
@@ -20,14 +21,9 @@ export interface ServeOptions {
  * the workers instead and returns their exit code when they have stopped.
  */
 export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number | RunningGateway> {
-  // Until the handlers below are wired, a SIGHUP would end the process (node's default): a reload asked for
-  // during the start (by config tooling, or by a cluster primary passing one on to a worker still starting)
-  // is noted instead, and done once the gateway runs.
+  // A SIGHUP before the handlers below are wired is held, and the reload done once the gateway runs.
+  holdHangups();
   let hangupDuringStart = false;
-  const noteHangup = () => {
-    hangupDuringStart = true;
-  };
-  process.on('SIGHUP', noteHangup);
   let gateway: RunningGateway;
   try {
     const config = await loadGatewayConfig(options.configFile, { port: options.port });
@@ -38,7 +34,7 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       // The primary alone opens the admin listener and answers it for every worker.
       const admin = await startClusterAdmin(config, logger);
       // The workers forked next read the files afresh; from now on SIGHUP is passed on to them.
-      process.off('SIGHUP', noteHangup);
+      releaseHangups();
       return await superviseWorkers(workers, serveArgs, logger).finally(() => admin.close());
     }
     gateway = await startGateway({ config, configOverrides: { port: options.port }, admin: !cluster.isWorker });
@@ -61,7 +57,7 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     }
     throw error;
   } finally {
-    process.off('SIGHUP', noteHangup);
+    hangupDuringStart = releaseHangups();
   }
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
