@@ -23,7 +23,8 @@ export interface AdminServer {
  */
 export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, host: string, port: number, onError: (error: unknown) => void): Promise<AdminServer> {
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://admin');
+    const url = targetOf(req.url);
+    if (!url) return sendError(res, 400, 'the request target must be a path, e.g. /metrics');
     const route = routes.get(url.pathname);
     if (!route) return sendError(res, 404, `no admin endpoint at ${url.pathname}`);
     if (!route.methods.includes(req.method ?? '')) {
@@ -53,6 +54,21 @@ export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, 
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The request target as a URL: origin-form (`/metrics?x`) or absolute-form
+ * (`http://host/metrics`). node's parser lets through targets that `new URL`
+ * throws on (`http://[`), and a throw here would end the process: undefined
+ * instead, answered 400.
+ */
+function targetOf(target: string | undefined): URL | undefined {
+  if (!target || !(target.startsWith('/') || /^https?:\/\//i.test(target))) return undefined;
+  try {
+    return new URL(target, 'http://admin');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Admin errors are for people and scripts: `{"error": "..."}`, not the client-facing envelope. */
