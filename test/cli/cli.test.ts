@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifySecret } from '../../src/accounts/secret-hash.js';
@@ -143,6 +144,26 @@ describe('token-gateway CLI', () => {
       const { code, stderr } = await cli(['serve', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain('listen.prot: unknown key');
+    });
+
+    it('names the listener and the key to change when its port is taken (a second gateway on the host)', async () => {
+      const taken = createServer();
+      await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        for (const [yaml, key] of [
+          [`listen: { host: 127.0.0.1, port: 0 }\nadmin: { port: ${port} }\n`, 'admin.port'],
+          [`listen: { host: 127.0.0.1, port: ${port} }\nadmin: { port: 0 }\n`, 'listen.port'],
+        ] as const) {
+          const file = await workspace(`${yaml}accounts: ./accounts.yaml\n`);
+          const { code, stderr } = await cli(['serve', '--config', file]);
+          expect(code).toBe(1);
+          expect(stderr).toContain(`${key}: ${port}): EADDRINUSE: another process listens there`);
+          expect(stderr).toContain(`choose another ${key}`);
+        }
+      } finally {
+        taken.close();
+      }
     });
 
     it('refuses to start on Redis without a key-encryption key, and says how to make one', async () => {
