@@ -106,20 +106,24 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     },
   );
 
+  // A start that fails from here on releases what it built, the last first, so that none of it lives on
+  // (the policies folder watched, a listener bound, a forwarder's pools).
+  const built: Array<() => unknown> = [() => store.close(), () => policies.close()];
+  const failStart = async (error: unknown): Promise<never> => {
+    for (const release of built.reverse()) await release();
+    throw error;
+  };
   const server = createServer(serverOptionsOf(config.limits));
-  const address = await listen(server, config.listen.host, config.listen.port, CLIENT_LISTENER);
+  const address = await listen(server, config.listen.host, config.listen.port, CLIENT_LISTENER).catch(failStart);
+  built.push(() => server.close());
   const url = `http://${hostForUrl(address.address)}:${address.port}`;
   // HTTPS beside plain HTTP, with the same handler and limits; plain stays for local use behind a TLS-terminating balancer.
   const https = tlsCredentials && createTlsServer(tlsCredentials, config.limits);
   const httpsAddress =
     https &&
     config.tls &&
-    (await listen(https, config.tls.host ?? config.listen.host, config.tls.port, TLS_LISTENER).catch(async (error: unknown) => {
-      server.close();
-      policies.close();
-      await store.close();
-      throw error;
-    }));
+    (await listen(https, config.tls.host ?? config.listen.host, config.tls.port, TLS_LISTENER).catch(failStart));
+  if (https) built.push(() => https.close());
   const httpsUrl = httpsAddress && `https://${hostForUrl(httpsAddress.address)}:${httpsAddress.port}`;
   const listeners = https ? [server, https] : [server];
   const issuer = config.issuer ?? `http://${hostForUrl(config.listen.host)}:${address.port}`;
@@ -148,14 +152,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   );
   const shared: SharedParts = { clock, issuer, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, metrics, shutdown: drain };
   const generations = new Generations(shared, config, accounts, options.createForwarder ?? createForwarder, () => drain.inFlightDone());
+  built.push(() => rotation.stop(), () => generations.close());
   for (const listener of listeners) drain.attach(listener, generations.listener);
 
-  const admin = options.admin === false ? undefined : await startAdmin(() => generations.current).catch(async (error: unknown) => {
-    rotation.stop();
-    for (const listener of listeners) listener.close();
-    await store.close();
-    throw error;
-  });
+  const admin = options.admin === false ? undefined : await startAdmin(() => generations.current).catch(failStart);
   const watch = options.watchConfig ?? true;
   const reloader = new ConfigReloader({
     generations,
