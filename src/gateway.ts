@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { AccountRegistry } from './accounts/registry.js';
 import { accountsSchema } from './accounts/schema.js';
@@ -23,6 +22,7 @@ import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin
 import { Drain } from './ops/drain.js';
 import { Generations, type SharedParts } from './ops/generation.js';
 import { healthRoutes } from './ops/health.js';
+import { ADMIN_LISTENER, CLIENT_LISTENER, listen, listenFailure, TLS_LISTENER } from './ops/listen.js';
 import { Metrics } from './ops/metrics.js';
 import { metricsRoute } from './ops/metrics-route.js';
 import { ConfigReloader, type GatewayReloadOutcome } from './ops/reload.js';
@@ -106,20 +106,24 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     },
   );
 
+  // A start that fails from here on releases what it built, the last first, so that none of it lives on
+  // (the policies folder watched, a listener bound, a forwarder's pools).
+  const built: Array<() => unknown> = [() => store.close(), () => policies.close()];
+  const failStart = async (error: unknown): Promise<never> => {
+    for (const release of built.reverse()) await release();
+    throw error;
+  };
   const server = createServer(serverOptionsOf(config.limits));
-  const address = await listen(server, config.listen.host, config.listen.port);
+  const address = await listen(server, config.listen.host, config.listen.port, CLIENT_LISTENER).catch(failStart);
+  built.push(() => server.close());
   const url = `http://${hostForUrl(address.address)}:${address.port}`;
   // HTTPS beside plain HTTP, with the same handler and limits; plain stays for local use behind a TLS-terminating balancer.
   const https = tlsCredentials && createTlsServer(tlsCredentials, config.limits);
   const httpsAddress =
     https &&
     config.tls &&
-    (await listen(https, config.tls.host ?? config.listen.host, config.tls.port).catch(async (error: unknown) => {
-      server.close();
-      policies.close();
-      await store.close();
-      throw error;
-    }));
+    (await listen(https, config.tls.host ?? config.listen.host, config.tls.port, TLS_LISTENER).catch(failStart));
+  if (https) built.push(() => https.close());
   const httpsUrl = httpsAddress && `https://${hostForUrl(httpsAddress.address)}:${httpsAddress.port}`;
   const listeners = https ? [server, https] : [server];
   const issuer = config.issuer ?? `http://${hostForUrl(config.listen.host)}:${address.port}`;
@@ -148,14 +152,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   );
   const shared: SharedParts = { clock, issuer, store, keyRing, keyRotation: rotation, accessTokens, logger, policies, metrics, shutdown: drain };
   const generations = new Generations(shared, config, accounts, options.createForwarder ?? createForwarder, () => drain.inFlightDone());
+  built.push(() => rotation.stop(), () => generations.close());
   for (const listener of listeners) drain.attach(listener, generations.listener);
 
-  const admin = options.admin === false ? undefined : await startAdmin(() => generations.current).catch(async (error: unknown) => {
-    rotation.stop();
-    for (const listener of listeners) listener.close();
-    await store.close();
-    throw error;
-  });
+  const admin = options.admin === false ? undefined : await startAdmin(() => generations.current).catch(failStart);
   const watch = options.watchConfig ?? true;
   const reloader = new ConfigReloader({
     generations,
@@ -226,7 +226,9 @@ async function startAdmin(current: () => GatewayContext): Promise<AdminServer> {
   const { host, port } = ctx.config.admin;
   const access = await adminAccessOf(ctx.config);
   for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(current(), input)));
-  return startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed'));
+  return startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed')).catch((error: unknown) => {
+    throw listenFailure(error, host, port, ADMIN_LISTENER);
+  });
 }
 
 /** Who may call the admin API: the token of admin.token_file, or anyone on loopback when there is none. */
@@ -242,16 +244,6 @@ export async function adminAccessOf(config: GatewayConfig): Promise<AdminAccess>
   );
   if (token.length < 16) throw new StartupError(`admin.token_file: ${token_file} holds ${token.length} characters; an admin token needs at least 16 (openssl rand -base64 32)`);
   return { token, loopback };
-}
-
-function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
 }
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);

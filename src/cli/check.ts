@@ -3,15 +3,17 @@ import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { describeStore } from '../config/store-schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
+import { adminAccessOf } from '../gateway.js';
 import { readTlsCredentials } from '../ops/tls-listener.js';
 import { loadPolicySetOffline } from '../policies/offline.js';
 import { loadStoreSecrets } from '../store/create.js';
 import { EXIT, type CommandIo } from './io.js';
 
 /**
- * Validates gateway.yaml, every file it names, and (for Redis) that the
- * secrets it needs can be read; each problem on its own line. It does not
- * connect to Redis: a check must not depend on the network.
+ * Validates gateway.yaml, every file it names (the admin token and TLS
+ * files included), and (for Redis) that the secrets it needs can be read;
+ * each problem on its own line: whatever would stop `serve` at start. It
+ * does not connect to Redis: a check must not depend on the network.
  */
 export async function checkCommand(configFile: string, io: CommandIo): Promise<number> {
   try {
@@ -20,6 +22,8 @@ export async function checkCommand(configFile: string, io: CommandIo): Promise<n
     const policies = await loadPolicySetOffline(config, accounts.apps);
     if (config.store.kind === 'redis') await loadStoreSecrets(config);
     if (config.tls) await readTlsCredentials(config.tls);
+    // The admin token is read at start too: a missing or short one would stop `serve`.
+    await adminAccessOf(config);
     io.stdout.write(
       `ok: ${configFile} (${config.routes.length} routes, store ${describeStore(config.store)}), ` +
         `${config.accounts} (${accounts.users.length} users, ${accounts.apps.length} apps), ` +

@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-import { run } from './run.js';
+import { holdHangups } from './held-hangups.js';
+
+// Before the rest is loaded, which takes a while: a SIGHUP meanwhile must not end a starting `serve`.
+if (process.argv[2] === 'serve') holdHangups();
+const { run } = await import('./run.js');
 
 const outcome = await run(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
 if (outcome !== 'running') process.exitCode = outcome;

@@ -6,6 +6,7 @@ import { createLogger } from '../log/logger.js';
 import { answerPrimary } from '../ops/cluster/answers.js';
 import { startClusterAdmin } from '../ops/cluster/primary-admin.js';
 import { resolveWorkerCount, superviseWorkers } from './cluster.js';
+import { holdHangups, releaseHangups } from './held-hangups.js';
 import { EXIT, type CommandIo } from './io.js';
 
 export interface ServeOptions {
@@ -20,6 +21,9 @@ export interface ServeOptions {
  * the workers instead and returns their exit code when they have stopped.
  */
 export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number | RunningGateway> {
+  // A SIGHUP before the handlers below are wired is held, and the reload done once the gateway runs.
+  holdHangups();
+  let hangupDuringStart = false;
   let gateway: RunningGateway;
   try {
     const config = await loadGatewayConfig(options.configFile, { port: options.port });
@@ -29,6 +33,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       const logger = createLogger(config.log.level);
       // The primary alone opens the admin listener and answers it for every worker.
       const admin = await startClusterAdmin(config, logger);
+      // The workers forked next read the files afresh; from now on SIGHUP is passed on to them.
+      releaseHangups();
       return await superviseWorkers(workers, serveArgs, logger).finally(() => admin.close());
     }
     gateway = await startGateway({ config, configOverrides: { port: options.port }, admin: !cluster.isWorker });
@@ -50,6 +56,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       return EXIT.invalid;
     }
     throw error;
+  } finally {
+    hangupDuringStart = releaseHangups();
   }
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -73,6 +81,7 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
   // SIGHUP: re-read gateway.yaml, accounts.yaml, the policies folder and the TLS files (the watchers normally do;
   // this is for tooling that signals, and for mounts without inotify).
   process.on('SIGHUP', () => void gateway.reload('SIGHUP'));
+  if (hangupDuringStart) void gateway.reload('SIGHUP');
   process.on('SIGTERM', stop);
   // A worker hears of Ctrl-C from its primary, as SIGTERM: the terminal's SIGINT to the whole process group
   // would otherwise reach it twice and cut its grace short.

@@ -23,8 +23,7 @@ export interface AdminServer {
  */
 export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, host: string, port: number, onError: (error: unknown) => void): Promise<AdminServer> {
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
-    const url = originFormUrl(req.url);
-    // Checked here: a URL that does not parse would throw out of this listener and end the process.
+    const url = targetOf(req.url);
     if (!url) return sendError(res, 400, 'the request target must be a path, e.g. /metrics');
     const route = routes.get(url.pathname);
     if (!route) return sendError(res, 404, `no admin endpoint at ${url.pathname}`);
@@ -57,11 +56,16 @@ export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, 
   };
 }
 
-/** Origin-form targets only (`/path?query`), as on the client listener; anything else, or what does not parse, is undefined. */
-function originFormUrl(target: string | undefined): URL | undefined {
-  if (!target?.startsWith('/')) return undefined;
+/**
+ * The request target as a URL: origin-form (`/metrics?x`) or absolute-form
+ * (`http://host/metrics`). node's parser lets through targets that `new URL`
+ * throws on (`http://[`), and a throw here would end the process: undefined
+ * instead, answered 400.
+ */
+function targetOf(target: string | undefined): URL | undefined {
+  if (!target || !(target.startsWith('/') || /^https?:\/\//i.test(target))) return undefined;
   try {
-    return new URL(`http://admin${target}`);
+    return new URL(target, 'http://admin');
   } catch {
     return undefined;
   }

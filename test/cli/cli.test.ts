@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifySecret } from '../../src/accounts/secret-hash.js';
@@ -77,6 +78,20 @@ describe('token-gateway CLI', () => {
       expect(stdout + stderr).not.toContain('url-password');
     });
 
+    it('refuses an admin.token_file that serve would refuse: missing, then too short, without printing it', async () => {
+      const file = await workspace('accounts: ./accounts.yaml\nadmin: { token_file: ./admin-token }\n');
+      const missing = await runCli(['check', '--config', file]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('admin.token_file: cannot read');
+      await writeFile(join(dirname(file), 'admin-token'), 'short-secret\n');
+      const short = await runCli(['check', '--config', file]);
+      expect(short.code).toBe(1);
+      expect(short.stderr).toContain('an admin token needs at least 16');
+      expect(short.stdout + short.stderr).not.toContain('short-secret');
+      await writeFile(join(dirname(file), 'admin-token'), `${randomBytes(32).toString('base64')}\n`);
+      expect((await runCli(['check', '--config', file])).code).toBe(0);
+    });
+
     it('validates the accounts file the config names', async () => {
       const file = await workspace('accounts: ./missing.yaml\n');
       const { code, stderr } = await runCli(['check', '--config', file]);
@@ -110,6 +125,26 @@ describe('token-gateway CLI', () => {
       const { code, stderr } = await runCli(['serve', '--config', file]);
       expect(code).toBe(1);
       expect(stderr).toContain('listen.prot: unknown key');
+    });
+
+    it('names the listener and the key to change when its port is taken (a second gateway on the host)', async () => {
+      const taken = createServer();
+      await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        for (const [yaml, key] of [
+          [`listen: { host: 127.0.0.1, port: 0 }\nadmin: { port: ${port} }\n`, 'admin.port'],
+          [`listen: { host: 127.0.0.1, port: ${port} }\nadmin: { port: 0 }\n`, 'listen.port'],
+        ] as const) {
+          const file = await workspace(`${yaml}accounts: ./accounts.yaml\n`);
+          const { code, stderr } = await runCli(['serve', '--config', file]);
+          expect(code).toBe(1);
+          expect(stderr).toContain(`${key}: ${port}): EADDRINUSE: another process listens there`);
+          expect(stderr).toContain(`choose another ${key}`);
+        }
+      } finally {
+        taken.close();
+      }
     });
 
     it('refuses to start on Redis without a key-encryption key, and says how to make one', async () => {

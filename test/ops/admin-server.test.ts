@@ -1,34 +1,36 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { bootGateway, type TestGateway } from '../helpers/gateway.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayProcess } from '../helpers/gateway-process.js';
 
-/** The admin listener's own handling of requests no route would see: what a port scanner or a confused client sends. */
-
-let tg: TestGateway | undefined;
-afterEach(async () => {
-  await tg?.close();
-  tg = undefined;
-});
-
-/** One raw HTTP/1.1 request, as fetch would refuse to send it; resolves with the status line. */
-function rawRequest(baseUrl: string, requestLine: string): Promise<string> {
-  const { hostname, port } = new URL(baseUrl);
+/** One raw HTTP/1.1 request (a target `fetch` would never send); resolves with the status line. */
+function rawRequest(url: string, target: string): Promise<string> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''), () => socket.write(`${requestLine}\r\nHost: admin\r\nConnection: close\r\n\r\n`));
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (answer += chunk));
-    socket.on('end', () => resolve(answer.split('\r\n')[0] ?? ''));
+    const socket = connect(Number(port), hostname, () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    socket.on('close', () => resolve(received.split('\r\n')[0] ?? ''));
     socket.on('error', reject);
   });
 }
 
+/** The admin listener (src/ops/admin-server.ts) in a real `serve` process: what a caller sends never ends the process. */
 describe('admin listener', () => {
-  it('answers 400 to a request target that is not a path (absolute-form, unparsable) and keeps serving', async () => {
-    tg = await bootGateway();
-    const adminUrl = tg.gateway.adminUrl!;
-    expect(await rawRequest(adminUrl, 'GET http://[/ HTTP/1.1')).toBe('HTTP/1.1 400 Bad Request');
-    expect(await rawRequest(adminUrl, 'GET * HTTP/1.1')).toBe('HTTP/1.1 400 Bad Request');
-    expect((await fetch(`${adminUrl}/livez`)).status).toBe(200);
+  let proc: GatewayProcess;
+  beforeAll(async () => {
+    proc = await GatewayProcess.start({});
+  });
+  afterAll(async () => {
+    await proc.stop();
+  });
+
+  it.each(['http://[', '//[', 'http://admin:99999/metrics', '*'])('answers a request target it cannot parse (%s) with 400, and keeps serving', async (target) => {
+    expect(await rawRequest(proc.adminUrl, target)).toMatch(/^HTTP\/1\.1 400 /);
+    expect(proc.alive).toBe(true);
+    expect((await fetch(`${proc.adminUrl}/livez`)).status).toBe(200);
+  });
+
+  it('still serves an absolute-form target naming one of its paths', async () => {
+    expect(await rawRequest(proc.adminUrl, `${proc.adminUrl}/livez`)).toMatch(/^HTTP\/1\.1 200 /);
   });
 });

@@ -7,6 +7,7 @@ import { sendJsonText } from '../../http/respond.js';
 import type { Logger } from '../../log/logger.js';
 import { ADMIN_OPERATIONS, operationRoute, type AdminAccess, type AdminOperation, type AdminResult } from '../admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from '../admin-server.js';
+import { ADMIN_LISTENER, listenFailure } from '../listen.js';
 import { metricsRoute, type Exposition } from '../metrics-route.js';
 import { CumulativeReports } from './cumulative.js';
 import { WorkerQuestions, type WorkerLink } from './questions.js';
@@ -39,7 +40,10 @@ export async function startClusterAdmin(config: GatewayConfig, logger: Logger): 
   const questions = new WorkerQuestions(() => Object.values(cluster.workers ?? {}).flatMap((worker) => (worker ? [linkOf(worker)] : [])));
   cluster.on('message', (_worker, message) => questions.receive(message));
   const routes = clusterAdminRoutes(questions, await adminAccessOf(config));
-  const admin = await startAdminServer(routes, config.admin.host, config.admin.port, (error) => logger.error({ err: error }, 'admin request failed'));
+  const { host, port } = config.admin;
+  const admin = await startAdminServer(routes, host, port, (error) => logger.error({ err: error }, 'admin request failed')).catch((error: unknown) => {
+    throw listenFailure(error, host, port, ADMIN_LISTENER);
+  });
   logger.info({ adminUrl: admin.url }, 'admin listening');
   return admin;
 }
