@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { AccountRegistry } from './accounts/registry.js';
@@ -6,7 +5,6 @@ import { accountsSchema } from './accounts/schema.js';
 import { systemClock, type Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayContext } from './context.js';
-import { StartupError } from './config/errors.js';
 import type { ConfigOverrides } from './config/load.js';
 import { loadYamlFile } from './config/yaml-file.js';
 import { describeStore } from './config/store-schema.js';
@@ -17,7 +15,8 @@ import { createLogger } from './log/logger.js';
 import { AccessTokens } from './oauth/access-token.js';
 import { PolicyRuntime, type ReloadOutcome } from './policies/runtime.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from './proxy/forward.js';
-import { ADMIN_OPERATIONS, operationRoute, type AdminAccess } from './ops/admin-operation.js';
+import { ReloadableAdminAccess } from './ops/admin-access.js';
+import { ADMIN_OPERATIONS, operationRoute } from './ops/admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin-server.js';
 import { Drain } from './ops/drain.js';
 import { Generations, type SharedParts } from './ops/generation.js';
@@ -212,6 +211,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     reloadPolicies: (reason = 'requested') => policies.reload(reason),
     reload: (reason = 'requested') => {
       void certificates?.reload(reason);
+      void admin?.access.reload(reason, generations.current.logger);
       return reloader.reload(reason);
     },
     close: () => (closing ??= close()),
@@ -220,30 +220,16 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 }
 
 /** The admin listener; its operations get the context in force when they run, never one kept from start. */
-async function startAdmin(current: () => GatewayContext): Promise<AdminServer> {
+async function startAdmin(current: () => GatewayContext): Promise<AdminServer & { readonly access: ReloadableAdminAccess }> {
   const ctx = current();
   const routes = new Map<string, AdminRoute>([...healthRoutes(ctx), ['/metrics', metricsRoute(() => ctx.metrics.exposition())]]);
   const { host, port } = ctx.config.admin;
-  const access = await adminAccessOf(ctx.config);
+  const access = await ReloadableAdminAccess.load(ctx.config);
   for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(current(), input)));
-  return startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed')).catch((error: unknown) => {
+  const server = await startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed')).catch((error: unknown) => {
     throw listenFailure(error, host, port, ADMIN_LISTENER);
   });
-}
-
-/** Who may call the admin API: the token of admin.token_file, or anyone on loopback when there is none. */
-export async function adminAccessOf(config: GatewayConfig): Promise<AdminAccess> {
-  const { host, token_file } = config.admin;
-  const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
-  if (token_file === undefined) return { token: undefined, loopback };
-  const token = await readFile(token_file, 'utf8').then(
-    (text) => text.trim(),
-    (error: NodeJS.ErrnoException) => {
-      throw new StartupError(`admin.token_file: cannot read ${token_file} (${error.code ?? error.message})`);
-    },
-  );
-  if (token.length < 16) throw new StartupError(`admin.token_file: ${token_file} holds ${token.length} characters; an admin token needs at least 16 (openssl rand -base64 32)`);
-  return { token, loopback };
+  return { ...server, access };
 }
 
 const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
-import { adminAccessOf } from '../gateway.js';
+import { adminAccessOf } from '../ops/admin-access.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 
 /** The options every admin command takes, for parseArgs. */

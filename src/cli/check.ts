@@ -3,7 +3,7 @@ import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { describeStore } from '../config/store-schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
-import { adminAccessOf } from '../gateway.js';
+import { adminAccessOf } from '../ops/admin-access.js';
 import { readTlsCredentials } from '../ops/tls-listener.js';
 import { loadPolicySetOffline } from '../policies/offline.js';
 import { loadStoreSecrets } from '../store/create.js';

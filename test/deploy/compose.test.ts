@@ -11,7 +11,7 @@ import { run } from '../../src/cli/run.js';
 import { loadGatewayConfig } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
 import { ensureSecrets } from '../../src/deploy/secrets.js';
-import { adminAccessOf } from '../../src/gateway.js';
+import { adminAccessOf } from '../../src/ops/admin-access.js';
 
 const execFileAsync = promisify(execFile);
 

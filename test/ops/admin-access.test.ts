@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminCall } from '../helpers/admin.js';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '../helpers/redis-store.js';
 
 /**
  * The admin API's access rule on real listeners: with admin.token_file every
@@ -53,6 +54,28 @@ describe('admin API access rule', () => {
         expect((await adminCall(url, method, path, input, TOKEN)).status).toBe(200);
       });
     }
+
+    it('takes a new token from the file on reload (SIGHUP), and keeps the current one when the file turns unusable', async () => {
+      const ownFile = join(dir, 'rotated-admin-token');
+      await writeFile(ownFile, `${TOKEN}\n`);
+      tg = await bootGateway({ config: { admin: { host: '127.0.0.1', port: 0, token_file: ownFile } } });
+      const url = tg.gateway.adminUrl;
+      const grants = (token: string) => adminCall(url, 'GET', '/admin/v1/grants', {}, token).then((answer) => answer.status);
+
+      const next = randomBytes(32).toString('base64');
+      await writeFile(ownFile, `${next}\n`);
+      await tg.gateway.reload('test');
+      await eventually(async () => (await grants(next)) === 200);
+      expect(await grants(TOKEN)).toBe(401);
+      expect(tg.logs.some((line) => line.msg === 'admin token reloaded')).toBe(true);
+
+      await writeFile(ownFile, 'too-short\n');
+      await tg.gateway.reload('test');
+      await eventually(() => tg!.logs.some((line) => line.msg === 'admin token not reloaded; the current one stays'));
+      expect(await grants(next)).toBe(200);
+      expect(await grants('too-short')).toBe(401);
+      expect(tg.rawLogs.join('\n')).not.toContain(next);
+    });
 
     it('serves operations on a listener reachable from the network', async () => {
       tg = await bootGateway({ config: { admin: { host: networkAddress(), port: 0, token_file: tokenFile } } });

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { ServerResponse } from 'node:http';
 import { AggregatorRegistry, Gauge, Registry } from 'prom-client';
 import type { GatewayConfig } from '../../config/schema.js';
-import { adminAccessOf } from '../../gateway.js';
+import { ReloadableAdminAccess } from '../admin-access.js';
 import { sendJsonText } from '../../http/respond.js';
 import type { Logger } from '../../log/logger.js';
 import { ADMIN_OPERATIONS, operationRoute, type AdminAccess, type AdminOperation, type AdminResult } from '../admin-operation.js';
@@ -39,7 +39,10 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 export async function startClusterAdmin(config: GatewayConfig, logger: Logger): Promise<AdminServer> {
   const questions = new WorkerQuestions(() => Object.values(cluster.workers ?? {}).flatMap((worker) => (worker ? [linkOf(worker)] : [])));
   cluster.on('message', (_worker, message) => questions.receive(message));
-  const routes = clusterAdminRoutes(questions, await adminAccessOf(config));
+  const access = await ReloadableAdminAccess.load(config);
+  // The primary's own SIGHUP (it also passes the signal on to the workers): a new admin token takes effect without a restart.
+  process.on('SIGHUP', () => void access.reload('SIGHUP', logger));
+  const routes = clusterAdminRoutes(questions, access);
   const { host, port } = config.admin;
   const admin = await startAdminServer(routes, host, port, (error) => logger.error({ err: error }, 'admin request failed')).catch((error: unknown) => {
     throw listenFailure(error, host, port, ADMIN_LISTENER);
