@@ -21,7 +21,7 @@ import { startAdminServer, type AdminRoute, type AdminServer } from './ops/admin
 import { Drain } from './ops/drain.js';
 import { Generations, type SharedParts } from './ops/generation.js';
 import { healthRoutes } from './ops/health.js';
-import { ADMIN_LISTENER, CLIENT_LISTENER, listen, listenFailure, TLS_LISTENER } from './ops/listen.js';
+import { CLIENT_LISTENER, hostForUrl, listen, TLS_LISTENER, urlOf } from './ops/listen.js';
 import { Metrics } from './ops/metrics.js';
 import { metricsRoute } from './ops/metrics-route.js';
 import { ConfigReloader, type GatewayReloadOutcome } from './ops/reload.js';
@@ -115,7 +115,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const server = createServer(serverOptionsOf(config.limits));
   const address = await listen(server, config.listen.host, config.listen.port, CLIENT_LISTENER).catch(failStart);
   built.push(() => server.close());
-  const url = `http://${hostForUrl(address.address)}:${address.port}`;
+  const url = urlOf('http', address);
   // HTTPS beside plain HTTP, with the same handler and limits; plain stays for local use behind a TLS-terminating balancer.
   const https = tlsCredentials && createTlsServer(tlsCredentials, config.limits);
   const httpsAddress =
@@ -123,7 +123,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     config.tls &&
     (await listen(https, config.tls.host ?? config.listen.host, config.tls.port, TLS_LISTENER).catch(failStart));
   if (https) built.push(() => https.close());
-  const httpsUrl = httpsAddress && `https://${hostForUrl(httpsAddress.address)}:${httpsAddress.port}`;
+  const httpsUrl = httpsAddress && urlOf('https', httpsAddress);
   const listeners = https ? [server, https] : [server];
   const issuer = config.issuer ?? `http://${hostForUrl(config.listen.host)}:${address.port}`;
   const acceptedIssuers = [issuer, ...config.tokens.trusted_issuers];
@@ -226,11 +226,8 @@ async function startAdmin(current: () => GatewayContext): Promise<AdminServer & 
   const { host, port } = ctx.config.admin;
   const access = await ReloadableAdminAccess.load(ctx.config);
   for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(current(), input)));
-  const server = await startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed')).catch((error: unknown) => {
-    throw listenFailure(error, host, port, ADMIN_LISTENER);
-  });
+  const server = await startAdminServer(routes, host, port, (error) => ctx.logger.error({ err: error }, 'admin request failed'));
   return { ...server, access };
 }
 
-const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
 const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';

@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
 import { adminAccessOf } from '../ops/admin-access.js';
+import { hostForUrl } from '../ops/listen.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 
 /** The options every admin command takes, for parseArgs. */
@@ -54,7 +55,7 @@ function listenerUrl(host: string, port: number, configFile: string): string {
   if (port === 0) throw new AdminCommandError(`${configFile}: admin.port is 0 (a port chosen at start): give the admin listener's URL with --admin`);
   // A wildcard listener is reachable on loopback from the machine it runs on.
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+  return `http://${hostForUrl(reachable)}:${port}`;
 }
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sendJsonText } from '../http/respond.js';
+import { ADMIN_LISTENER, listen, urlOf } from './listen.js';
 
 /** One path of the admin listener. */
 export interface AdminRoute {
@@ -37,16 +37,9 @@ export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, 
       else res.destroy();
     });
   });
-  const address = await new Promise<AddressInfo>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-  const hostForUrl = address.address.includes(':') ? `[${address.address}]` : address.address;
+  const address = await listen(server, host, port, ADMIN_LISTENER);
   return {
-    url: `http://${hostForUrl}:${address.port}`,
+    url: urlOf('http', address),
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { sendJsonText } from '../http/respond.js';
 import type { Endpoint } from '../oauth/endpoints/endpoint.js';
@@ -27,6 +28,17 @@ export function readinessOf(ctx: Pick<GatewayContext, 'store' | 'keyRing' | 'shu
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
+/** The liveness answer, the same on every listener and in a cluster primary. */
+export function sendLiveness(res: ServerResponse): void {
+  sendJsonText(res, 200, '{"status":"live"}', NO_STORE);
+}
+
+/** The readiness answer of one gateway: 200 ready, else 503 with the status and each check. */
+function sendReadiness(res: ServerResponse, ctx: Pick<GatewayContext, 'store' | 'keyRing' | 'shutdown'>): void {
+  const { ready, status, checks } = readinessOf(ctx);
+  sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status, checks }), NO_STORE);
+}
+
 /**
  * GET /readyz: 200 when this instance can serve every endpoint, 503 with the
  * reason otherwise (Redis unreachable, key ring not loaded yet, draining). A load
@@ -38,8 +50,7 @@ export const readinessEndpoint: Endpoint = {
   oauthErrors: false,
 
   async handle(ctx, exchange) {
-    const { ready, status, checks } = readinessOf(ctx);
-    sendJsonText(exchange.res, ready ? 200 : 503, JSON.stringify({ status, checks }), NO_STORE);
+    sendReadiness(exchange.res, ctx);
   },
 };
 
@@ -50,23 +61,14 @@ export const livenessEndpoint: Endpoint = {
   oauthErrors: false,
 
   async handle(_ctx, exchange) {
-    sendJsonText(exchange.res, 200, '{"status":"live"}', NO_STORE);
+    sendLiveness(exchange.res);
   },
 };
 
 /** The same probes on the admin listener, where orchestrators and monitoring look for them. */
 export function healthRoutes(ctx: GatewayContext): Array<[string, AdminRoute]> {
   return [
-    ['/livez', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendJsonText(res, 200, '{"status":"live"}', NO_STORE) }],
-    [
-      '/readyz',
-      {
-        methods: ['GET', 'HEAD'],
-        handle: async (_req, res) => {
-          const { ready, status, checks } = readinessOf(ctx);
-          sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status, checks }), NO_STORE);
-        },
-      },
-    ],
+    ['/livez', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendLiveness(res) }],
+    ['/readyz', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendReadiness(res, ctx) }],
   ];
 }

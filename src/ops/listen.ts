@@ -42,3 +42,9 @@ export function listenFailure(error: unknown, host: string, port: number, keys: 
           : undefined;
   return hint ? new StartupError(`cannot listen (${where}): ${code}: ${hint}`) : error;
 }
+
+/** A host as it stands in a URL: IPv6 addresses in brackets. */
+export const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+/** The URL a listener answers on, from the address it bound. */
+export const urlOf = (scheme: 'http' | 'https', address: AddressInfo): string => `${scheme}://${hostForUrl(address.address)}:${address.port}`;

@@ -7,7 +7,7 @@ import { sendJsonText } from '../../http/respond.js';
 import type { Logger } from '../../log/logger.js';
 import { ADMIN_OPERATIONS, operationRoute, type AdminAccess, type AdminOperation, type AdminResult } from '../admin-operation.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from '../admin-server.js';
-import { ADMIN_LISTENER, listenFailure } from '../listen.js';
+import { sendLiveness } from '../health.js';
 import { metricsRoute, type Exposition } from '../metrics-route.js';
 import { CumulativeReports } from './cumulative.js';
 import { WorkerQuestions, type WorkerLink } from './questions.js';
@@ -44,9 +44,7 @@ export async function startClusterAdmin(config: GatewayConfig, logger: Logger): 
   process.on('SIGHUP', () => void access.reload('SIGHUP', logger));
   const routes = clusterAdminRoutes(questions, access);
   const { host, port } = config.admin;
-  const admin = await startAdminServer(routes, host, port, (error) => logger.error({ err: error }, 'admin request failed')).catch((error: unknown) => {
-    throw listenFailure(error, host, port, ADMIN_LISTENER);
-  });
+  const admin = await startAdminServer(routes, host, port, (error) => logger.error({ err: error }, 'admin request failed'));
   logger.info({ adminUrl: admin.url }, 'admin listening');
   return admin;
 }
@@ -61,7 +59,7 @@ export function clusterAdminRoutes(
   const reports = new CumulativeReports();
   const routes = new Map<string, AdminRoute>([
     // The primary itself is alive: it is what restarts workers.
-    ['/livez', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendJsonText(res, 200, '{"status":"live"}', NO_STORE) }],
+    ['/livez', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendLiveness(res) }],
     ['/readyz', { methods: ['GET', 'HEAD'], handle: async (_req, res) => sendClusterReadiness(res, questions, timeouts.readinessMs) }],
     ['/metrics', metricsRoute(() => clusterExposition(questions, reports, timeouts.metricsMs))],
   ]);
