@@ -11,27 +11,45 @@ const outcome = (path: string) => {
 };
 
 describe('routingPathOf', () => {
-  it('decodes once and refuses what an upstream could resolve differently', () => {
-    expect(outcome('/business/score/v2/directors')).toBe('/business/score/v2/directors');
-    expect(outcome('/a%20b/c')).toBe('/a b/c');
-    expect(outcome('/a/../b')).toBe('refused: dot segment in path');
-    expect(outcome('/a/.')).toBe('refused: dot segment in path');
-    expect(outcome('/a/..;x/b')).toBe('refused: dot segment in path');
-    expect(outcome('/a/%2e%2e/b')).toBe('refused: dot segment in path');
-    expect(outcome('/a%2fb')).toBe('refused: encoded separator in path');
-    expect(outcome('/a\\b')).toBe('refused: encoded separator in path');
-    expect(outcome('/a%252e')).toBe('refused: double-encoded path');
-    expect(outcome('/a%zz')).toBe('refused: invalid percent-encoding in path');
-    expect(outcome('/a/...')).toBe('/a/...');
-    expect(outcome('/a/.b/c.')).toBe('/a/.b/c.');
+  it.each([
+    ['/business/score/v2/directors', '/business/score/v2/directors'],
+    ['/business/score/v2/', '/business/score/v2/'],
+    ['/', '/'],
+    ['/a%20b/c', '/a b/c'],
+    ['/a/...', '/a/...'],
+    ['/a/.b/c.', '/a/.b/c.'],
+    ['/a/../b', 'refused: dot segment in path'],
+    ['/a/.', 'refused: dot segment in path'],
+    ['/a/..;x/b', 'refused: dot segment in path'],
+    ['/a/%2e%2e/b', 'refused: dot segment in path'],
+    ['/a%2fb', 'refused: encoded separator in path'],
+    ['/a\\b', 'refused: encoded separator in path'],
+    ['/a%252e', 'refused: double-encoded path'],
+    ['/a%zz', 'refused: invalid percent-encoding in path'],
+    // Merged by nginx and many frameworks: `/v2//admin/x` is `/v2/admin/x` to them.
+    ['/business/score/v2//admin/x', 'refused: empty segment in path'],
+    ['//business/score/v2/', 'refused: empty segment in path'],
+    ['/business/score/v2//', 'refused: empty segment in path'],
+    // Stripped by Tomcat and Spring: `/admin;x/` is `/admin/` to them.
+    ['/business/score/v2/admin;/x', 'refused: parameter (;) in path segment'],
+    ['/business/score/v2/admin;jsessionid=1/x', 'refused: parameter (;) in path segment'],
+    ['/business/score/v2/admin%3B/x', 'refused: parameter (;) in path segment'],
+    ['/business/score/v2/directors;v=1', 'refused: parameter (;) in path segment'],
+    // Ends the path for an upstream that parses the request target as a URL.
+    ['/business/score/v2/admin#/x', 'refused: fragment in path'],
+  ])('%s -> %s', (path, expected) => {
+    expect(outcome(path)).toBe(expected);
   });
 
-  it('takes a path with nothing to decode as it is, refusing exactly its dot segments', () => {
+  it('takes a path with nothing to decode as it is, refusing exactly its dot and empty segments', () => {
     const path = fc.array(fc.constantFrom('a', '.', '/', '-', '..', 'v2'), { maxLength: 12 }).map((parts) => `/${parts.join('')}`);
     fc.assert(
       fc.property(path, (candidate) => {
-        const hasDotSegment = candidate.split('/').some((segment) => segment === '.' || segment === '..');
-        expect(outcome(candidate)).toBe(hasDotSegment ? 'refused: dot segment in path' : candidate);
+        const segments = candidate.split('/');
+        const hasEmptySegment = segments.slice(1, -1).some((segment) => segment === '');
+        const hasDotSegment = segments.some((segment) => segment === '.' || segment === '..');
+        const expected = hasEmptySegment ? 'refused: empty segment in path' : hasDotSegment ? 'refused: dot segment in path' : candidate;
+        expect(outcome(candidate)).toBe(expected);
       }),
       { numRuns: 2_000 },
     );
