@@ -33,15 +33,28 @@ const ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map(
  */
 export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): RequestListener {
   return (req, res) => {
-    const exchange = openExchange(req, res, ctx.config);
-    const handled = dispatch(ctx, exchange, routes, forwarder).catch((error: unknown) => reject(ctx, exchange, error));
+    let exchange: Exchange;
+    try {
+      exchange = openExchange(req, res, ctx.config);
+    } catch (error) {
+      lastResort(ctx, res, undefined, error);
+      return;
+    }
+    const handled = dispatch(ctx, exchange, routes, forwarder)
+      .catch((error: unknown) => reject(ctx, exchange, error))
+      .catch((error: unknown) => lastResort(ctx, res, exchange.requestId, error));
     // Counted and logged once the response is over *and* the handler has
     // settled, so a client that hangs up mid-request is reported with the
     // reason too. A countdown rather than Promise.all: this runs per request.
     let pending = 2;
     let finished = false;
     const settled = () => {
-      if (--pending === 0) complete(ctx, exchange, finished);
+      if (--pending !== 0) return;
+      try {
+        complete(ctx, exchange, finished);
+      } catch (error) {
+        ctx.logger.error({ requestId: exchange.requestId, err: error }, 'could not record a completed request');
+      }
     };
     res.once('close', () => {
       finished = res.writableFinished;
@@ -49,6 +62,17 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
     });
     void handled.then(settled);
   };
+}
+
+/**
+ * The last line of defence: a failure while rendering a failure (or while
+ * opening the exchange) costs this request its connection, never the
+ * process. Everything on the normal paths has its own handling; this is for
+ * what nobody foresaw, and it is logged as such.
+ */
+function lastResort(ctx: GatewayContext, res: ServerResponse, requestId: string | undefined, error: unknown): void {
+  ctx.logger.error({ requestId, err: error }, 'request failed beyond its error handling; connection closed');
+  res.destroy();
 }
 
 /** Metrics always; the access line only at `info` and above. */

@@ -6,7 +6,8 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { Readable } from 'node:stream';
 import { isTrustedPeer } from '../../dist/http/client-address.js';
-import { bodyToForward, setForwardedHeaders, upstreamTimeout, upstreamUnavailable } from '../../dist/proxy/forward.js';
+import { bodyToForward, upstreamTimeout, upstreamUnavailable } from '../../dist/proxy/forward.js';
+import { upstreamRequestHeaders } from '../../dist/proxy/upstream-request-headers.js';
 
 // Keep-alive pools: a new TCP connection per request would cost more than the proxying itself.
 const agentOptions = { keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' };
@@ -19,7 +20,7 @@ export function nodeHttpProxyEngine(createProxyServer) {
     const httpsAgent = new HttpsAgent(agentOptions);
     /** What the proxy's events need to know about one request in flight, by request. */
     const inFlight = new WeakMap();
-    // X-Forwarded-* are written by setForwardedHeaders, not appended by the library.
+    // X-Forwarded-* are written by upstreamRequestHeaders, not appended by the library.
     const proxy = createProxyServer({ xfwd: false, changeOrigin: true });
 
     proxy.on('proxyReq', (upstreamRequest, req) => {
@@ -66,7 +67,7 @@ export function nodeHttpProxyEngine(createProxyServer) {
           inFlight.set(req, state);
           res.once('close', () => settle());
 
-          setForwardedHeaders(exchange, isTrustedPeer(req, options.trustedProxies));
+          req.headers = headerRecord(upstreamRequestHeaders(exchange, { upstreamHost: route.upstream.host, fromTrustedProxy: isTrustedPeer(req, options.trustedProxies) }));
           const body = bodyToForward(exchange, options.maxBodyBytes, settle);
           const agent = route.upstream.protocol === 'https:' ? httpsAgent : httpAgent;
           // A string target: http-proxy 1.18 reads the base path from url.parse()'s `path`, which a URL lacks.
@@ -84,4 +85,15 @@ export function nodeHttpProxyEngine(createProxyServer) {
       },
     };
   };
+}
+
+/** The flat `[name, value, ...]` list as the record http-proxy copies from `req.headers`. */
+function headerRecord(list) {
+  const record = {};
+  for (let i = 0; i < list.length; i += 2) {
+    const [name, value] = [list[i], list[i + 1]];
+    const prior = record[name];
+    record[name] = prior === undefined ? value : [].concat(prior, value);
+  }
+  return record;
 }

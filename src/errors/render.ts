@@ -47,7 +47,13 @@ export function renderError(res: ServerResponse, error: GatewayError, rendering:
   const send = (close: boolean) => {
     if (res.destroyed || res.headersSent) return;
     if (close) headers.Connection = 'close';
-    sendRecord(res, error.status, envelope, { format: rendering.format, ...ERROR_XML }, headers);
+    try {
+      sendRecord(res, error.status, envelope, { format: rendering.format, ...ERROR_XML }, headers);
+    } catch {
+      // Runs from timers and stream events too, where a throw would end the
+      // process: an answer that cannot be written costs the connection only.
+      res.destroy();
+    }
   };
   const { req } = res;
   if (req.complete) return send(error.code === 'PAYLOAD_TOO_LARGE');

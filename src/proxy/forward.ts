@@ -10,7 +10,8 @@ import { createUndiciForwarder } from './undici-forwarder.js';
  * Forwarding, behind one interface because the performance work measured
  * engines (http-proxy, http-proxy-3, undici: bench/engines/) and kept undici.
  * The rest of the gateway sees only `forward`; what every engine must do the
- * same way (X-Forwarded-*, which body goes upstream) is here, shared.
+ * same way is shared: the headers the upstream receives
+ * (upstream-request-headers.ts), which body goes upstream (here).
  */
 export interface Forwarder {
   /**
@@ -39,28 +40,6 @@ export const upstreamTimeout = (ms: number, what = 'no answer'): GatewayError =>
   new GatewayError('UPSTREAM_TIMEOUT', { detail: `${what} within ${ms}ms` });
 
 export const upstreamUnavailable = (detail: string): GatewayError => new GatewayError('UPSTREAM_UNAVAILABLE', { detail });
-
-/**
- * X-Forwarded-For gets the client's address appended (readers take it right
- * to left, so the last entry is the one we vouch for). Proto, Host and Port
- * are replaced by what this gateway saw, so a client cannot claim it came
- * over https, unless the peer is one of our `trusted_proxies`, whose values
- * describe the client's side of the load balancer. Expect is dropped: Node
- * has already answered `100 Continue` to the client.
- */
-export function setForwardedHeaders({ req, requestId }: Exchange, fromTrustedProxy: boolean): void {
-  const headers = req.headers;
-  const clientAddress = req.socket.remoteAddress ?? '';
-  const prior = headers['x-forwarded-for'];
-  headers['x-forwarded-for'] = prior ? `${prior}, ${clientAddress}` : clientAddress;
-  headers['x-request-id'] = requestId;
-  delete headers.expect;
-  if (fromTrustedProxy && headers['x-forwarded-proto']) return;
-  headers['x-forwarded-proto'] = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
-  headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
-  if (headers.host) headers['x-forwarded-host'] = headers.host;
-  else delete headers['x-forwarded-host'];
-}
 
 /**
  * A body a policy already read goes from its copy; a chunked one streams

@@ -1,11 +1,13 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { isTrustedPeer } from '../http/client-address.js';
 import type { Exchange } from '../http/exchange.js';
-import { bodyToForward, setForwardedHeaders, upstreamTimeout, upstreamUnavailable, type Forwarder, type ForwarderOptions } from './forward.js';
+import { bodyToForward, upstreamTimeout, upstreamUnavailable, type Forwarder, type ForwarderOptions } from './forward.js';
 import type { CompiledRoute } from './routes.js';
+import { upstreamRequestHeaders } from './upstream-request-headers.js';
+import { responseHeadOf, writeResponseHead, type ResponseHead } from './upstream-response-head.js';
 
 /*
  * The forwarding engine: one undici Pool per upstream origin, and a dispatch
@@ -34,9 +36,6 @@ const POOL_DEFAULTS = {
   // Bounded so that requests queued behind an unreachable host fail (504) instead of waiting for the kernel's SYN retries.
   connectTimeout: 10_000,
 } as const;
-
-/** Not forwarded in either direction (RFC 9110 7.6.1), nor any header a Connection header names. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 /** The pool and request line parts of one route, worked out on its first request. */
 interface Target {
@@ -70,13 +69,13 @@ export function createUndiciForwarder(options: ForwarderOptions, tuning: UndiciF
         // The client hung up during the earlier phases: nothing to ask the upstream.
         if (res.destroyed) return resolve();
         const call = new UpstreamCall(exchange, route.timeoutMs, resolve, reject);
-        setForwardedHeaders(exchange, isTrustedPeer(req, options.trustedProxies));
         const target = targetOf(route);
+        const fromTrustedProxy = !options.trustedProxies.isEmpty && isTrustedPeer(req, options.trustedProxies);
         target.pool.dispatch(
           {
             method: req.method ?? 'GET',
             path: target.basePath + (req.url ?? '/'),
-            headers: upstreamRequestHeaders(req.headers, target.host),
+            headers: upstreamRequestHeaders(exchange, { upstreamHost: target.host, fromTrustedProxy }),
             body: requestBody(exchange, options.maxBodyBytes, call.fail),
             headersTimeout: route.timeoutMs,
             // Idle time between body chunks: an upstream that stalls mid-body.
@@ -109,6 +108,10 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   /** Armed while the client's socket is full; one timer per call, restarted at each pause. */
   private stall?: NodeJS.Timeout;
   private waitingForClient = false;
+  /** A 204 or 304: the client's answer ended with its head, whatever undici reports about the upstream's body afterwards. */
+  private endedAtHead = false;
+  /** The upstream's head, checked, until the first body byte (or the end) writes it (upstream-response-head.ts). */
+  private head?: ResponseHead;
   private readonly res: ServerResponse;
 
   constructor(
@@ -157,16 +160,33 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     clearTimeout(this.deadline);
     if (this.settled) return;
     this.exchange.upstreamRespondedAt = process.hrtime.bigint();
-    try {
-      writeResponseHead(this.res, statusCode, statusMessage, headers);
-    } catch (error) {
-      if (!this.res.headersSent) discardResponseHeaders(this.exchange);
-      this.fail(upstreamUnavailable(`unusable response head: ${(error as NodeJS.ErrnoException).code ?? 'invalid'}`));
+    const head = responseHeadOf(this.res, statusCode, statusMessage, headers);
+    if (typeof head === 'string') {
+      this.fail(upstreamUnavailable(head));
+      return;
+    }
+    this.head = head;
+    // RFC 9110 6.4.1: a 204 or 304 ends at its head. undici takes a 304's
+    // Content-Length (which RFC 9110 8.6 allows) for a body it then misses,
+    // and reports a mismatch: the client's answer is complete here.
+    if (statusCode === 204 || statusCode === 304) {
+      this.endedAtHead = true;
+      if (this.writeHead()) this.res.end();
     }
   }
 
+  /** Writes the staged head; false when node refused it (the call has then failed with a 502). */
+  private writeHead(): boolean {
+    const head = this.head;
+    if (!head) return true;
+    this.head = undefined;
+    const problem = writeResponseHead(this.res, head);
+    if (problem) this.fail(upstreamUnavailable(problem));
+    return problem === undefined;
+  }
+
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled || this.res.write(chunk)) return;
+    if (this.settled || this.endedAtHead || !this.writeHead() || this.res.write(chunk)) return;
     // The client reads slower than the upstream sends: stop reading the
     // upstream socket until it catches up, so TCP backpressure reaches the
     // upstream instead of the response piling up in our memory.
@@ -188,11 +208,12 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
 
   onResponseEnd(): void {
     // Trailers are dropped, as http-proxy's pipe() did. `settle` follows on the response's 'close'.
-    if (!this.settled) this.res.end();
+    if (!this.settled && !this.endedAtHead && this.writeHead()) this.res.end();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
-    this.fail(gatewayErrorOf(error, this.timeoutMs));
+    if (this.endedAtHead) this.settle();
+    else this.fail(gatewayErrorOf(error, this.timeoutMs));
   }
 }
 
@@ -223,51 +244,4 @@ function requestBody(exchange: Exchange, limit: number, fail: (error: GatewayErr
   const { req } = exchange;
   const length = req.headers['content-length'];
   return length !== undefined && length !== '0' ? req.pipe(new PassThrough()) : null;
-}
-
-/** The client's headers, minus hop-by-hop ones, with Host replaced; as undici's flat [name, value, ...] list. */
-function upstreamRequestHeaders(headers: IncomingHttpHeaders, host: string): string[] {
-  const isHopByHop = hopByHopOf(headers);
-  const list = ['host', host];
-  for (const name in headers) {
-    if (name === 'host' || isHopByHop(name)) continue;
-    const value = headers[name];
-    if (typeof value === 'string') list.push(name, value);
-    else if (value) for (const item of value) list.push(name, item);
-  }
-  return list;
-}
-
-/** Status, reason and headers (repeated ones such as Set-Cookie kept apart), minus hop-by-hop ones. */
-function writeResponseHead(res: ServerResponse, statusCode: number, statusMessage: string | undefined, headers: IncomingHttpHeaders): void {
-  const isHopByHop = hopByHopOf(headers);
-  for (const name in headers) {
-    if (isHopByHop(name)) continue;
-    const value = headers[name];
-    if (value !== undefined) res.setHeader(name, value);
-  }
-  if (statusMessage) res.writeHead(statusCode, statusMessage);
-  else res.writeHead(statusCode);
-}
-
-/** Leaves only our own X-Request-Id, so the 502 envelope carries nothing of the response we refused. */
-function discardResponseHeaders({ res, requestId }: Exchange): void {
-  for (const name of res.getHeaderNames()) res.removeHeader(name);
-  res.setHeader('X-Request-Id', requestId);
-}
-
-/** Whether a header of this message stops at this hop: one of the standard ones, or one its Connection header names. */
-function hopByHopOf(headers: IncomingHttpHeaders): (name: string) => boolean {
-  const named = namedByConnection(headers.connection);
-  return (name) => HOP_BY_HOP.has(name) || named?.includes(name) === true;
-}
-
-/** Header names listed in Connection (RFC 9110 7.6.1), lower-cased; undefined when it names only the usual options. */
-function namedByConnection(connection: string | string[] | undefined): string[] | undefined {
-  if (!connection) return undefined;
-  const names = (Array.isArray(connection) ? connection.join(',') : connection)
-    .split(',')
-    .map((token) => token.trim().toLowerCase())
-    .filter((token) => token && !HOP_BY_HOP.has(token) && token !== 'close');
-  return names.length > 0 ? names : undefined;
 }

@@ -1,0 +1,95 @@
+import { validateHeaderName, validateHeaderValue, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { hopByHopOf } from './upstream-request-headers.js';
+
+/*
+ * An upstream's answer is untrusted input. undici's parser accepts heads
+ * that node's ServerResponse refuses to write (a reason phrase with a control
+ * character or a character above U+00FF, a header value node rejects), and
+ * node throws from `writeHead`, leaving the refused reason phrase on the
+ * response, where our own 502 would throw again. So a head is checked with
+ * node's own validators when it arrives, and written only when the first
+ * byte of the body (or its end) is: until then nothing has reached the
+ * client, and any failure (a refused head, a body shorter than announced)
+ * can still be answered with a well-formed 502. Node sends a head with the
+ * first body chunk anyway, so the client sees no difference in timing.
+ */
+
+/**
+ * A head that node will write: the status, the reason phrase, and the
+ * headers as a flat `[name, value, ...]` list, a repeated header's values as
+ * one array (node's writeHead sets each pair in turn, so a second pair of the
+ * same name would replace the first).
+ */
+export interface ResponseHead {
+  readonly statusCode: number;
+  readonly statusMessage: string | undefined;
+  readonly headers: ReadonlyArray<string | string[]>;
+}
+
+/** Why a head cannot be relayed, for the log line; never shown to the client. */
+export type RelayProblem = string;
+
+// node's own test for a reason phrase (the same as for header values): HTAB, SP, VCHAR and obs-text only.
+const INVALID_REASON_CHARACTER = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * The upstream's status, reason phrase and headers (repeated ones such as
+ * Set-Cookie kept apart) minus hop-by-hop ones, or why node could not write
+ * them. The gateway's own response headers (X-Request-Id) are kept: the
+ * upstream cannot replace the id the client is told.
+ */
+export function responseHeadOf(res: ServerResponse, statusCode: number, statusMessage: string | undefined, headers: IncomingHttpHeaders): ResponseHead | RelayProblem {
+  if (!Number.isInteger(statusCode) || statusCode < 200 || statusCode > 999) return `status code ${statusCode} cannot be relayed`;
+  if (statusMessage && INVALID_REASON_CHARACTER.test(statusMessage)) return 'invalid character in the reason phrase';
+  const isHopByHop = hopByHopOf(headers);
+  const list: Array<string | string[]> = [];
+  for (const name in headers) {
+    if (isHopByHop(name) || res.hasHeader(name)) continue;
+    // RFC 9110 8.6: never in a 204; relaying it would announce a body the client must not wait for.
+    if (statusCode === 204 && name === 'content-length') continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    const problem = headerProblem(name, value);
+    if (problem) return problem;
+    list.push(name, value);
+  }
+  return { statusCode, statusMessage: statusMessage || undefined, headers: list };
+}
+
+/** What node's setHeader would say of this header, or undefined when it would take it. */
+function headerProblem(name: string, value: string | string[]): RelayProblem | undefined {
+  try {
+    validateHeaderName(name);
+    if (typeof value === 'string') validateHeaderValue(name, value);
+    else for (const item of value) validateHeaderValue(name, item);
+    return undefined;
+  } catch (error) {
+    return `header ${JSON.stringify(name.slice(0, 64))} cannot be relayed: ${(error as NodeJS.ErrnoException).code ?? 'invalid'}`;
+  }
+}
+
+/**
+ * Writes a head checked by responseHeadOf. A throw here would be a node check
+ * we do not mirror: the head is then undone completely (node keeps a refused
+ * reason phrase and half the headers otherwise) and the problem returned.
+ */
+export function writeResponseHead(res: ServerResponse, head: ResponseHead): RelayProblem | undefined {
+  try {
+    if (head.statusMessage) res.writeHead(head.statusCode, head.statusMessage, head.headers as Array<string | string[]>);
+    else res.writeHead(head.statusCode, head.headers as Array<string | string[]>);
+    return undefined;
+  } catch (error) {
+    if (res.headersSent) throw error; // node validates before it composes the head; never hide it if that changes
+    undoRefusedHead(res);
+    return `upstream response head cannot be written: ${(error as NodeJS.ErrnoException).code ?? 'invalid'}`;
+  }
+}
+
+/** Back to the state before the relay: no upstream header, no upstream reason phrase, our X-Request-Id. */
+function undoRefusedHead(res: ServerResponse): void {
+  const requestId = res.getHeader('x-request-id');
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  if (requestId !== undefined) res.setHeader('X-Request-Id', requestId);
+  // writeHead stores the reason phrase before validating it, and a later writeHead without one reuses it.
+  res.statusMessage = '';
+}

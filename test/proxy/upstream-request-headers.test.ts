@@ -1,0 +1,135 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forwardedElement } from '../../src/proxy/upstream-request-headers.js';
+import { bootGateway, issueTokens, type TestGateway } from '../helpers/gateway.js';
+
+/** A raw request: fetch refuses to send Connection and rewrites other headers these tests need as written. */
+function send(url: string, headers: Record<string, string>, body?: string): Promise<{ status: number; requestId: string }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(url);
+    const req = request({ hostname, port, path: '/business/score/v2/directors', method: body ? 'POST' : 'GET', headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, requestId: String(res.headers['x-request-id']) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the headers an upstream receives', () => {
+  let tg: TestGateway;
+  let authorization: string;
+  let host: string;
+  const lastSeen = (): IncomingHttpHeaders => tg.upstream.seen.at(-1)!.headers;
+  beforeAll(async () => {
+    tg = await bootGateway();
+    authorization = `Bearer ${(await issueTokens(tg.url)).access_token}`;
+    host = new URL(tg.url).host;
+  });
+  afterAll(() => tg.close());
+
+  describe("a client's Connection header cannot remove what the gateway sets or authenticated", () => {
+    it('keeps X-Forwarded-For when Connection names it', async () => {
+      expect((await send(tg.url, { authorization, connection: 'close, X-Forwarded-For' })).status).toBe(200);
+      expect(lastSeen()['x-forwarded-for']).toBe('127.0.0.1');
+    });
+
+    it('keeps X-Forwarded-Proto, -Host and -Port when Connection names them', async () => {
+      await send(tg.url, { authorization, connection: 'X-Forwarded-Proto, X-Forwarded-Host, X-Forwarded-Port' });
+      expect(lastSeen()).toMatchObject({ 'x-forwarded-proto': 'http', 'x-forwarded-host': host, 'x-forwarded-port': new URL(tg.url).port });
+    });
+
+    it('keeps the X-Request-Id the client is told when Connection names it', async () => {
+      const { requestId } = await send(tg.url, { authorization, connection: 'X-Request-Id' });
+      expect(lastSeen()['x-request-id']).toBe(requestId);
+    });
+
+    it('keeps Authorization on an authenticated call when Connection names it', async () => {
+      await send(tg.url, { authorization, connection: 'Authorization' });
+      expect(lastSeen().authorization).toBe(authorization);
+    });
+
+    it('keeps the body framing and type the policies saw', async () => {
+      await send(tg.url, { authorization, connection: 'Content-Type, Content-Length', 'content-type': 'application/json' }, '{"a":1}');
+      expect(lastSeen()).toMatchObject({ 'content-type': 'application/json', 'content-length': '7' });
+      expect(tg.upstream.seen.at(-1)!.body).toBe('{"a":1}');
+    });
+
+    it("still drops the client's own headers that Connection names", async () => {
+      await send(tg.url, { authorization, connection: 'close, X-Hop-Only', 'x-hop-only': 'for the gateway', 'x-end-to-end': 'kept' });
+      expect(lastSeen()['x-hop-only']).toBeUndefined();
+      expect(lastSeen()['x-end-to-end']).toBe('kept');
+    });
+  });
+
+  describe('forwarding headers the client wrote are not believed', () => {
+    it('replaces Forwarded with one element of its own, equal to X-Forwarded-*', async () => {
+      await send(tg.url, { authorization, forwarded: 'for=10.9.9.9;proto=https;host=forged.example' });
+      expect(lastSeen().forwarded).toBe(`for=127.0.0.1;proto=http;host="${host}"`);
+    });
+
+    it.each(['X_Forwarded_For', 'X_Forwarded_Proto', 'X_Forwarded_Host', 'X_Forwarded_Port', 'x_request_id', 'X-Forwarded_For'])(
+      'drops %s, which CGI, WSGI and Rack upstreams read as the header the gateway sets',
+      async (name) => {
+        await send(tg.url, { authorization, [name]: 'forged' });
+        const seen = lastSeen();
+        expect(seen[name.toLowerCase()]).toBeUndefined();
+        expect(Object.values(seen)).not.toContain('forged');
+      },
+    );
+
+    it('passes other headers with underscores through (the token endpoint reads client_id this way)', async () => {
+      await send(tg.url, { authorization, x_customer_ref: 'abc' });
+      expect(lastSeen().x_customer_ref).toBe('abc');
+    });
+  });
+
+  it('documents each gateway header: what the upstream may rely on', async () => {
+    await send(tg.url, { authorization, 'x-forwarded-for': '6.6.6.6' });
+    expect(lastSeen()).toMatchObject({
+      host: new URL(tg.upstream.url).host,
+      'x-forwarded-for': '6.6.6.6, 127.0.0.1',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-host': host,
+      forwarded: `for=127.0.0.1;proto=http;host="${host}"`,
+      authorization,
+    });
+  });
+});
+
+describe('behind trusted proxies', () => {
+  let tg: TestGateway;
+  let authorization: string;
+  beforeAll(async () => {
+    tg = await bootGateway({ config: { trusted_proxies: ['127.0.0.1/32'] } });
+    authorization = `Bearer ${(await issueTokens(tg.url)).access_token}`;
+  });
+  afterAll(() => tg.close());
+
+  it("writes Forwarded from the balancer's view: the client it names, its scheme and host", async () => {
+    await send(tg.url, {
+      authorization,
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'api.example.com',
+      forwarded: 'for=10.9.9.9;host=forged.example',
+    });
+    expect(tg.upstream.seen.at(-1)!.headers).toMatchObject({
+      'x-forwarded-for': '203.0.113.7, 127.0.0.1',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'api.example.com',
+      forwarded: 'for=203.0.113.7;proto=https;host=api.example.com',
+    });
+  });
+});
+
+describe('forwardedElement (RFC 7239 4)', () => {
+  it.each([
+    ['192.0.2.1', 'http', 'api.example.com', 'for=192.0.2.1;proto=http;host=api.example.com'],
+    ['2001:db8::1', 'https', 'api.example.com:8443', 'for="[2001:db8::1]";proto=https;host="api.example.com:8443"'],
+    ['', 'http', undefined, 'for=unknown;proto=http'],
+    ['192.0.2.1', 'http', 'we"ird\\host', 'for=192.0.2.1;proto=http;host="we\\"ird\\\\host"'],
+  ])('%s %s %s -> %s', (client, proto, host, expected) => {
+    expect(forwardedElement(client, proto, host)).toBe(expected);
+  });
+});
