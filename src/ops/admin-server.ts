@@ -33,8 +33,12 @@ export async function startAdminServer(routes: ReadonlyMap<string, AdminRoute>, 
     }
     route.handle(req, res, url).catch((error: unknown) => {
       onError(error);
-      if (!res.headersSent) sendError(res, 500, 'unexpected failure; see the gateway log');
-      else res.destroy();
+      try {
+        if (!res.headersSent) return sendError(res, 500, 'unexpected failure; see the gateway log');
+      } catch {
+        // A failure while answering a failure must not become an unhandled rejection, which ends the process.
+      }
+      res.destroy();
     });
   });
   const address = await listen(server, host, port, ADMIN_LISTENER);
