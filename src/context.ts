@@ -4,10 +4,10 @@ import type { GatewayConfig } from './config/schema.js';
 import type { KeyRing } from './keys/key-ring.js';
 import type { KeyRotation } from './keys/rotation.js';
 import type { Logger } from './log/logger.js';
-import type { AccessTokens } from './oauth/access-token.js';
-import type { LoginThrottle } from './oauth/brute-force.js';
-import type { ShutdownState } from './ops/drain.js';
-import type { Metrics } from './ops/metrics.js';
+import type { AccessTokens } from './tokens/access-token.js';
+import type { LoginThrottle } from './accounts/login-throttle.js';
+import type { ShutdownState } from './telemetry/health.js';
+import type { Metrics } from './telemetry/metrics.js';
 import type { PolicyRuntime } from './policies/runtime.js';
 import type { Store } from './store/types.js';
 

@@ -1,20 +1,14 @@
 import { access } from 'node:fs/promises';
-import { ConfigError, formatIssue, StartupError } from '../config/errors.js';
 import { loadGatewayConfig } from '../config/load.js';
-import { adminAccessOf } from '../ops/admin-access.js';
-import { hostForUrl } from '../ops/listen.js';
+import { adminAccessOf } from '../admin/access.js';
+import { hostForUrl } from '../listeners/listen.js';
+import { CommandFailed, CommandLineError, runCommand } from './command-errors.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 
 /** The options every admin command takes, for parseArgs. */
 export const ADMIN_CONNECTION_OPTIONS = { config: { type: 'string' }, admin: { type: 'string' } } as const;
 export const ADMIN_CONNECTION_USAGE = `  --config FILE   the gateway's config (default ./${DEFAULT_CONFIG_FILE}): the admin listener's address and admin.token_file
   --admin URL     the admin listener, e.g. http://10.0.0.5:9901, instead of the one the config names`;
-
-/** The command line is wrong: exit 2 with the usage. */
-export class CommandLineError extends Error {}
-
-/** The operation could not be done: exit 1 with this sentence. */
-export class AdminCommandError extends Error {}
 
 /** Where to send admin calls and the token they carry. */
 export interface AdminConnection {
@@ -52,7 +46,7 @@ function parseAdminUrl(text: string): string {
 }
 
 function listenerUrl(host: string, port: number, configFile: string): string {
-  if (port === 0) throw new AdminCommandError(`${configFile}: admin.port is 0 (a port chosen at start): give the admin listener's URL with --admin`);
+  if (port === 0) throw new CommandFailed(`${configFile}: admin.port is 0 (a port chosen at start): give the admin listener's URL with --admin`);
   // A wildcard listener is reachable on loopback from the machine it runs on.
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${hostForUrl(reachable)}:${port}`;
@@ -65,7 +59,7 @@ const ANSWER_TIMEOUT_MS = 300_000;
 
 /**
  * One admin API call; the parsed JSON answer of a 2xx, or an
- * AdminCommandError that says what went wrong in words an operator can act on.
+ * CommandFailed that says what went wrong in words an operator can act on.
  */
 export async function callAdmin(connection: AdminConnection, method: 'GET' | 'POST', path: string, input: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = connection.token === undefined ? {} : { authorization: `Bearer ${connection.token}` };
@@ -82,15 +76,15 @@ export async function callAdmin(connection: AdminConnection, method: 'GET' | 'PO
   try {
     response = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
   } catch (error) {
-    throw new AdminCommandError(unreachable(connection.url, error));
+    throw new CommandFailed(unreachable(connection.url, error));
   }
   const answer = await response.json().catch(() => undefined);
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {
-    throw new AdminCommandError(`${connection.url} answered ${response.status} without a JSON object: is it the gateway's admin listener?`);
+    throw new CommandFailed(`${connection.url} answered ${response.status} without a JSON object: is it the gateway's admin listener?`);
   }
   const record = answer as Record<string, unknown>;
   if (response.ok) return record;
-  throw new AdminCommandError(refusal(connection, response.status, typeof record.error === 'string' ? record.error : JSON.stringify(record)));
+  throw new CommandFailed(refusal(connection, response.status, typeof record.error === 'string' ? record.error : JSON.stringify(record)));
 }
 
 function unreachable(url: string, error: unknown): string {
@@ -115,30 +109,11 @@ function refusal(connection: AdminConnection, status: number, message: string): 
   return message;
 }
 
-/**
- * Runs an admin command and turns every failure into its exit code and one
- * clear line on standard error; the usage follows a command-line mistake.
- */
+/** Runs one admin command: `--help`, then the call, every expected failure told in one line (command-errors.ts). */
 export async function runAdminCommand(name: string, usage: string, args: readonly string[], io: CommandIo, command: () => Promise<number>): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout.write(`${usage}\n`);
     return EXIT.ok;
   }
-  try {
-    return await command();
-  } catch (error) {
-    if (error instanceof CommandLineError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`token-gateway ${name}: ${(error as Error).message}\n\n${usage}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof ConfigError) {
-      for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
-      return EXIT.invalid;
-    }
-    if (error instanceof AdminCommandError || error instanceof StartupError) {
-      io.stderr.write(`token-gateway ${name}: ${error.message}\n`);
-      return EXIT.invalid;
-    }
-    throw error;
-  }
+  return runCommand(name, usage, io, command);
 }

@@ -1,13 +1,14 @@
 import { parseArgs } from 'node:util';
-import { appsCommand } from './apps.js';
-import { checkCommand } from './check.js';
-import { grantsCommand } from './grants.js';
-import { HASH_SECRET_USAGE, hashSecretCommand } from './hash-secret.js';
+import { CommandLineError } from './command-errors.js';
+import { appsCommand } from './commands/apps.js';
+import { checkCommand } from './commands/check.js';
+import { grantsCommand } from './commands/grants.js';
+import { HASH_SECRET_USAGE, hashSecretCommand } from './commands/hash-secret.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
-import { keysCommand } from './keys.js';
-import { revokeCommand } from './revoke.js';
-import { serveCommand } from './serve.js';
-import { usersCommand } from './users.js';
+import { keysCommand } from './commands/keys.js';
+import { revokeCommand } from './commands/revoke.js';
+import { serveCommand } from './commands/serve.js';
+import { usersCommand } from './commands/users.js';
 
 const USAGE = `usage: token-gateway <command> [options]
 
@@ -65,7 +66,7 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
         return EXIT.usage;
     }
   } catch (error) {
-    if (error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof CommandLineError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
       io.stderr.write(`token-gateway ${command}: ${(error as Error).message}\n\n${command === 'hash-secret' ? HASH_SECRET_USAGE : USAGE}\n`);
       return EXIT.usage;
     }
@@ -73,10 +74,8 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
   }
 }
 
-class UsageError extends Error {}
-
 function parsePort(text: string): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, got "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new CommandLineError(`--port must be a whole number from 0 to 65535, got "${text}"`);
   return port;
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { AddressRanges, parseCidr } from '../http/address-range.js';
+import { AddressRanges, parseCidr } from '../net/address-range.js';
 import { parseDuration, parseSize } from './units.js';
+
+/** The name of a policy: how policy files define it and gateway.yaml and accounts.yaml attach it. */
+export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 // `prefault` (not `default`) so that defaults go through the same parsing as
 // written values: a default duration is a string like any other.

@@ -1,27 +1,13 @@
 import { z } from 'zod';
 import { DEFAULTS, MAX_CLOCK_LEEWAY_MS } from './defaults.js';
-import { POLICY_NAME } from '../policies/policy.js';
-import { cidrList, duration, httpUrl, size } from './fields.js';
+import { cidrList, duration, httpUrl, POLICY_NAME, size } from './fields.js';
+import { POLICY_ENDPOINTS, RESERVED_PREFIXES, type PolicyEndpoint } from './paths.js';
 import { describeStore, storeSchema } from './store-schema.js';
 
 /** Names of policies (from the policies folder), in the order they run. */
 export const policyNames = z
   .array(z.string().regex(POLICY_NAME, 'expected the name of a policy defined in the policies folder'))
   .default([]);
-
-/** The OAuth endpoints policies can be attached to (health probes never get policies). */
-export const POLICY_ENDPOINTS = [
-  '/oauth2/v1/token',
-  '/oauth2/v1/revokeToken',
-  '/.well-known/openid-configuration',
-  '/oauth2/v1/keys',
-  // Public like discovery, but not exempt like the probes: a listener an operator closes to other networks stays closed.
-  '/oauth2/v1/openapi.json',
-] as const;
-
-type PolicyEndpoint = (typeof POLICY_ENDPOINTS)[number];
-
-export const isPolicyEndpoint = (path: string): path is PolicyEndpoint => (POLICY_ENDPOINTS as readonly string[]).includes(path);
 
 const policies = z
   .union([
@@ -30,7 +16,7 @@ const policies = z
       folder: z.string().min(1).default(DEFAULTS.policies).describe('The folder of policy files (*.yaml, *.yml), watched for changes.'),
       defaults: policyNames.describe('Run first on every route and OAuth endpoint.'),
       endpoints: z
-        .strictObject(Object.fromEntries(POLICY_ENDPOINTS.map((path) => [path, policyNames.optional()])) as Record<(typeof POLICY_ENDPOINTS)[number], z.ZodOptional<typeof policyNames>>)
+        .strictObject(Object.fromEntries(POLICY_ENDPOINTS.map((path) => [path, policyNames.optional()])) as Record<PolicyEndpoint, z.ZodOptional<typeof policyNames>>)
         .default({})
         .describe('Policies of the token service endpoints, run after the defaults.'),
     }),
@@ -147,7 +133,7 @@ export const gatewayConfigSchema = z.strictObject({
     if (seen.has(route.path)) ctx.addIssue({ code: 'custom', path, message: `"${route.path}" is already routed by an earlier entry` });
     seen.add(route.path);
     if (overlapsTokenService(route.path)) {
-      ctx.addIssue({ code: 'custom', path, message: `"${route.path}" overlaps the gateway's own paths (/oauth2, /.well-known, /readyz, /livez)` });
+      ctx.addIssue({ code: 'custom', path, message: `"${route.path}" overlaps the gateway's own paths (${RESERVED_PREFIXES.join(', ')})` });
     }
   });
   if (config.store.kind === 'redis' && config.environment === undefined) {
@@ -173,9 +159,7 @@ export const gatewayConfigSchema = z.strictObject({
   }
 });
 
-const RESERVED_PREFIXES = ['/oauth2', '/.well-known', '/readyz', '/livez'];
-
-/** True when a route would match a path under /oauth2 or /.well-known (a catch-all `/` would). */
+/** True when a route would match a path the gateway serves itself (a catch-all `/` would). */
 function overlapsTokenService(path: string): boolean {
   const base = path.replace(/\/+$/, '');
   return RESERVED_PREFIXES.some((reserved) => base === '' || base === reserved || base.startsWith(`${reserved}/`) || reserved.startsWith(`${base}/`));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** One secret the container deployment needs, named as deploy/docker/gateway.yaml refers to it. */
+/** One secret the container deployment needs, named as docker/config/gateway.yaml refers to it. */
 export interface DeploySecret {
   /** File name inside the secrets folder. */
   readonly file: string;

@@ -6,8 +6,10 @@ export interface GatewayErrorOptions {
   /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
   headers?: Readonly<Record<string, string>>;
   cause?: unknown;
-  /** The policy whose check refused the request, for the access line's `policy` field. */
+  /** The policy whose check refused the request, for the access line's `policy` field and the metrics. */
   policy?: string;
+  /** That policy's kind (`spike-arrest`...), for the metrics' `kind` label. */
+  policyKind?: string;
 }
 
 /**
@@ -20,6 +22,7 @@ export class GatewayError extends Error {
   readonly detail: string | undefined;
   readonly headers: Readonly<Record<string, string>>;
   readonly policy: string | undefined;
+  readonly policyKind: string | undefined;
 
   constructor(code: ErrorCode, options: GatewayErrorOptions = {}) {
     super(options.detail ?? catalogue[code].message, { cause: options.cause });
@@ -28,6 +31,7 @@ export class GatewayError extends Error {
     this.detail = options.detail;
     this.headers = options.headers ?? {};
     this.policy = options.policy;
+    this.policyKind = options.policyKind;
   }
 
   /**

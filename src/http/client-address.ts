@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { parseAddress, type Address, type AddressRanges } from './address-range.js';
+import { parseAddress, type Address, type AddressRanges } from '../net/address-range.js';
 
 /**
  * Who the client is. The socket peer, unless that peer is one of our own

@@ -2,8 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { MediaFormat } from './negotiate.js';
 import type { RequestBody } from './request-body.js';
-import type { PolicySet } from '../policies/policy-set.js';
-import type { PolicyRequest } from '../policies/policy.js';
 
 /** One request as it moves through the gateway; what the access log reports about it. */
 export interface Exchange {
@@ -21,8 +19,6 @@ export interface Exchange {
   clientId?: string;
   /** The configured route prefix or OAuth endpoint that served the request. */
   route?: string;
-  /** The policy set the request started under and its view of the request, for the phases after routing. */
-  policies?: { readonly set: PolicySet; readonly request: PolicyRequest };
   /** The rejection that was rendered, for the access log and the metrics. */
   error?: GatewayError;
   /** When a protected call was handed to the forwarder (process.hrtime.bigint()), for the upstream latency metric. */

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock, Timer } from '../clock.js';
 import type { ManualRotation, RotateNowOptions } from './keeper.js';
 
 /** Rotating now, as the admin API does: the schedule's own business, so it re-plans and announces it. */
@@ -16,8 +16,6 @@ export interface Maintainable extends KeyRotation {
   nextDueAt(): number;
 }
 
-/** setTimeout cannot wait longer than ~24.8 days; longer waits are taken in steps. */
-const MAX_TIMER_MS = 2_147_483_647;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 60_000;
 
@@ -36,13 +34,14 @@ export function scheduleRotation(
   onError: (error: unknown) => void,
   onRotate?: (trigger: RotationTrigger) => void,
 ): RotationSchedule {
-  let timer: NodeJS.Timeout | undefined;
+  // The clock's timer: a test advances the clock and the rotation runs, without waiting (longer than ~24.8 days is taken in steps).
+  let timer: Timer | undefined;
   let stopped = false;
   let running = false;
   let retryMs = FIRST_RETRY_MS;
   const arm = (delay: number) => {
     if (stopped) return;
-    timer = setTimeout(run, Math.min(Math.max(delay, 0), MAX_TIMER_MS)).unref();
+    timer = clock.setTimer(run, delay);
   };
   const run = () => {
     running = true;
@@ -65,7 +64,7 @@ export function scheduleRotation(
   return {
     stop() {
       stopped = true;
-      clearTimeout(timer);
+      timer?.cancel();
     },
     async rotateNow(options) {
       const rotation = await ring.rotateNow(options);
@@ -73,7 +72,7 @@ export function scheduleRotation(
       onRotate?.('admin');
       // The ring's next due time moved; a run in progress re-arms by itself when it ends.
       if (!running) {
-        clearTimeout(timer);
+        timer?.cancel();
         arm(ring.nextDueAt() - clock.now());
       }
       return rotation;

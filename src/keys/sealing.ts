@@ -1,12 +1,31 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { StartupError } from '../config/errors.js';
+import type { GatewayConfig } from '../config/schema.js';
 
 /** The environment variable holding the key-encryption key (base64 of 32 bytes). */
 export const KEK_ENV = 'TOKEN_GATEWAY_KEY_ENCRYPTION_KEY';
 const KEK_BYTES = 32;
 const IV_BYTES = 12;
 const FORMAT = 'v1';
+
+/**
+ * The sealer of the key ring's private keys. A shared store (Redis) never
+ * holds a private signing key in the clear, so its key-encryption key is
+ * mandatory; a StartupError says what is missing (`check` runs this too). The
+ * memory store's ring never leaves the process: an ephemeral key does.
+ */
+export async function keySealerFor(config: GatewayConfig): Promise<KeySealer> {
+  if (config.store.kind === 'memory') return KeySealer.ephemeral();
+  const kek = await loadKeyEncryptionKey(config.keys.encryption_key_file);
+  if (!kek) {
+    throw new StartupError(
+      `the Redis store keeps the signing keys encrypted: set ${KEK_ENV} to 32 random bytes in base64 ` +
+        '(`openssl rand -base64 32`, the same value on every instance of the environment) or name a file holding them in keys.encryption_key_file',
+    );
+  }
+  return new KeySealer(kek, config.environment ?? '');
+}
 
 /**
  * The key-encryption key: from `keys.encryption_key_file` when configured,

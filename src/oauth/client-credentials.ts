@@ -2,9 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { AppAccount } from '../accounts/schema.js';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { readJsonObject } from '../http/body.js';
+import { readJsonObject } from '../http/json-body.js';
 import type { Exchange } from '../http/exchange.js';
-import { enforceAppPolicies } from '../policies/policy-request.js';
 
 export interface ClientCredentials {
   clientId: string;
@@ -84,13 +83,14 @@ function formDecode(text: string): string {
   }
 }
 
-/** Verifies the client (401 on failure), records who it is for the access log, then runs its own policies. */
+/**
+ * Verifies the client (401 on failure) and records who it is, for the access
+ * log and for the request pipeline, which runs the app's own policies next.
+ */
 export async function authenticateClient(ctx: GatewayContext, exchange: Exchange, credentials: ClientCredentials): Promise<AppAccount> {
   // Only a client_id we know is logged: an unknown one may be a secret typed into the wrong field.
   if (ctx.accounts.findApp(credentials.clientId)) exchange.clientId = credentials.clientId;
-  const app = await ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
-  await enforceAppPolicies(exchange, app.client_id);
-  return app;
+  return ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
 }
 
 type JsonObject = Record<string, unknown> | undefined;

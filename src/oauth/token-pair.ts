@@ -2,10 +2,10 @@ import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../http/exchange.js';
 import { sendRecord } from '../http/respond.js';
 import type { RefreshTokenRecord, RefreshTokenRef } from '../store/types.js';
-import type { AccessTokenSubject } from './access-token.js';
-import { hashRefreshToken, newRefreshTokenValue } from './refresh-token-value.js';
+import type { AccessTokenSubject } from '../tokens/access-token.js';
+import { hashRefreshToken, newRefreshTokenValue } from '../tokens/refresh-token-value.js';
 
-export { newGrantId } from './refresh-token-value.js';
+export { newGrantId } from '../tokens/refresh-token-value.js';
 
 export interface TokenPair {
   accessToken: string;

@@ -1,5 +1,6 @@
 import type { AppAccount } from '../accounts/schema.js';
-import { POLICY_ENDPOINTS, type GatewayConfig } from '../config/schema.js';
+import { POLICY_ENDPOINTS } from '../config/paths.js';
+import type { GatewayConfig } from '../config/schema.js';
 import type { PolicyAttachments, PolicyReference } from './policy-set.js';
 
 /** Where gateway.yaml and accounts.yaml attach policies, with the keys they wrote them under. */

@@ -19,11 +19,13 @@ export async function enforce(chain: readonly CompiledPolicy[], request: PolicyR
       // verify, an oversized body): not the policy's verdict, so no `policy`,
       // but the detail still says where it happened.
       if (error instanceof GatewayError) {
-        const own = error instanceof StreamRejection ? policy.name : undefined;
-        throw new GatewayError(error.code, { detail: `policy ${policy.name}: ${error.detail ?? ''}`, headers: error.headers, cause: error, policy: own });
+        const own = error instanceof StreamRejection ? { policy: policy.name, policyKind: policy.kind } : {};
+        throw new GatewayError(error.code, { detail: `policy ${policy.name}: ${error.detail ?? ''}`, headers: error.headers, cause: error, ...own });
       }
       throw error;
     }
-    if (verdict) throw new GatewayError(verdict.code, { detail: `policy ${policy.name}: ${verdict.detail}`, headers: verdict.headers, policy: policy.name });
+    if (verdict) {
+      throw new GatewayError(verdict.code, { detail: `policy ${policy.name}: ${verdict.detail}`, headers: verdict.headers, policy: policy.name, policyKind: policy.kind });
+    }
   }
 }

@@ -6,6 +6,7 @@ import type { ErrorCode } from '../errors/catalogue.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestBody } from '../http/request-body.js';
 import type { RateLimiterSettings } from '../store/types.js';
+import { POLICY_NAME } from '../config/fields.js';
 
 /**
  * What a policy may look at. Everything is computed at most once per request
@@ -64,8 +65,6 @@ export interface PolicyKind<S extends z.ZodType = z.ZodType> {
   readonly schema: S;
   compile(settings: z.output<S>, deps: CompileDeps): PolicyCheck;
 }
-
-export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** The keys every policy has, whatever its kind. */
 export const policyFields = <K extends string>(kind: K) => ({

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { catalogue } from '../errors/catalogue.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
-import type { AccessTokenClaims } from '../oauth/access-token.js';
+import type { AccessTokenClaims } from '../tokens/access-token.js';
 
 const REALM = 'token-gateway';
 // RFC 6750 section 2.1: "Bearer" 1*SP b64token.

@@ -1,17 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { Transform, type Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { AddressRanges } from '../http/address-range.js';
+import type { AddressRanges } from '../net/address-range.js';
 import type { Exchange } from '../http/exchange.js';
 import type { CompiledRoute } from './routes.js';
-import { createUndiciForwarder } from './undici-forwarder.js';
 
 /**
  * Forwarding, behind one interface because the performance work measured
  * engines (http-proxy, http-proxy-3, undici: bench/engines/) and kept undici.
  * The rest of the gateway sees only `forward`; what every engine must do the
  * same way is shared: the headers the upstream receives
- * (upstream-request-headers.ts), which body goes upstream (here).
+ * (upstream-request-headers.ts), which body goes upstream (here). The
+ * engine the gateway ships with is engine.ts's.
  */
 export interface Forwarder {
   /**
@@ -29,11 +29,6 @@ export interface ForwarderOptions {
   maxBodyBytes: number;
   /** Our own load balancers: their X-Forwarded-Proto, -Host and -Port are passed on instead of replaced. */
   trustedProxies: AddressRanges;
-}
-
-/** The engine the gateway ships with. */
-export function createForwarder(options: ForwarderOptions): Forwarder {
-  return createUndiciForwarder(options);
 }
 
 export const upstreamTimeout = (ms: number, what = 'no answer'): GatewayError =>

@@ -34,6 +34,11 @@ export class RouteTable {
    * without regard to case (IIS, some Spring set-ups) would serve it as the
    * specific route, past that route's policies.
    */
+  /** Every route, longest prefix first. */
+  get routes(): readonly CompiledRoute[] {
+    return this.entries.map((entry) => entry.route);
+  }
+
   match(path: string): CompiledRoute | undefined {
     const entry = this.entries.find(({ route }) => route.matches(path));
     if (!entry || entry.nested.length === 0) return entry?.route;

@@ -11,7 +11,7 @@ import { run } from '../../src/cli/run.js';
 import { loadGatewayConfig } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
 import { ensureSecrets } from '../../src/deploy/secrets.js';
-import { adminAccessOf } from '../../src/ops/admin-access.js';
+import { adminAccessOf } from '../../src/admin/access.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -133,7 +133,7 @@ describe('docker-compose.yml', () => {
     const gateway = service('gateway');
     expect(gateway.build).toBeDefined();
     const config = mountAt('gateway', CONFIG_FOLDER_IN_CONTAINER);
-    expect(config).toMatchObject({ source: './deploy/docker', named: false });
+    expect(config).toMatchObject({ source: './docker/config', named: false });
     expect(existsSync(join(ROOT, config?.source ?? '-', 'gateway.yaml'))).toBe(true);
     expect(existsSync(join(ROOT, config?.source ?? '-', 'accounts.yaml'))).toBe(true);
     expect(mountAt('gateway', '/etc/token-gateway/policies')).toMatchObject({ source: './policies', named: false });
@@ -149,8 +149,8 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('mounts the DEMO accounts that README.md publishes: deploy/docker/accounts.yaml is the repository\'s accounts.yaml', () => {
-    expect(readFileSync(join(ROOT, 'deploy/docker/accounts.yaml'), 'utf8')).toBe(readFileSync(join(ROOT, 'accounts.yaml'), 'utf8'));
+  it('mounts the DEMO accounts that README.md publishes: docker/config/accounts.yaml is the repository\'s accounts.yaml', () => {
+    expect(readFileSync(join(ROOT, 'docker/config/accounts.yaml'), 'utf8')).toBe(readFileSync(join(ROOT, 'accounts.yaml'), 'utf8'));
   });
 
   it('starts the gateway after Redis is healthy and the secrets job has finished, from a volume only that job writes', () => {

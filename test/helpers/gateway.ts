@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Clock } from '../../src/clock.js';
 import { loadGatewayConfig } from '../../src/config/load.js';
-import { startGateway, type RunningGateway } from '../../src/gateway.js';
+import { startGateway, type RunningGateway } from '../../src/lifecycle/start.js';
 import { accountsYaml, APP, USER } from './accounts.js';
 import { startUpstream, type TestUpstream } from './upstream.js';
 

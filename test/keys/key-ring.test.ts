@@ -4,7 +4,7 @@ import { KeyRingKeeper } from '../../src/keys/keeper.js';
 import { KeyRing } from '../../src/keys/key-ring.js';
 import { KeySealer } from '../../src/keys/sealing.js';
 import type { SigningAlgorithm } from '../../src/keys/signing-key.js';
-import { AccessTokens } from '../../src/oauth/access-token.js';
+import { AccessTokens } from '../../src/tokens/access-token.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { ManualClock } from '../helpers/clock.js';
 

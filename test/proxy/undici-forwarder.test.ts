@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadGatewayConfig } from '../../src/config/load.js';
-import { startGateway, type RunningGateway } from '../../src/gateway.js';
+import { startGateway, type RunningGateway } from '../../src/lifecycle/start.js';
 import { createUndiciForwarder, type UndiciForwarderTuning } from '../../src/proxy/undici-forwarder.js';
 import { accountsYaml } from '../helpers/accounts.js';
 import { issueTokens } from '../helpers/gateway.js';

@@ -2,9 +2,7 @@ import { sendJsonText } from '../../http/respond.js';
 import type { GatewayContext } from '../../context.js';
 import type { Endpoint } from './endpoint.js';
 import { serviceDescLink } from '../openapi/location.js';
-import { jwksEndpoint } from './jwks.js';
-import { revokeEndpoint } from './revoke.js';
-import { tokenEndpoint } from './token.js';
+import { DISCOVERY_PATH, JWKS_PATH, REVOKE_PATH, TOKEN_PATH } from '../../config/paths.js';
 
 /** Metadata changes only with configuration; an hour of caching spares clients a call per token. */
 export const DISCOVERY_CACHE_CONTROL = 'public, max-age=3600';
@@ -19,9 +17,9 @@ export function providerMetadata(ctx: GatewayContext): Record<string, unknown> {
   const authMethods = ['client_secret_basic', 'client_secret_post'];
   return {
     issuer,
-    token_endpoint: `${issuer}${tokenEndpoint.path}`,
-    jwks_uri: `${issuer}${jwksEndpoint.path}`,
-    revocation_endpoint: `${issuer}${revokeEndpoint.path}`,
+    token_endpoint: `${issuer}${TOKEN_PATH}`,
+    jwks_uri: `${issuer}${JWKS_PATH}`,
+    revocation_endpoint: `${issuer}${REVOKE_PATH}`,
     grant_types_supported: ['password', 'refresh_token'],
     response_types_supported: [],
     subject_types_supported: ['public'],
@@ -42,11 +40,11 @@ function metadataJson(ctx: GatewayContext): string {
 }
 
 export const discoveryEndpoint: Endpoint = {
-  path: '/.well-known/openid-configuration',
+  path: DISCOVERY_PATH,
   methods: ['GET', 'HEAD'],
   oauthErrors: false,
 
-  async handle(ctx, exchange) {
+  async serve(ctx, exchange) {
     // Always JSON: the document's format is fixed by OpenID Connect Discovery.
     sendJsonText(exchange.res, 200, metadataJson(ctx), {
       'Cache-Control': DISCOVERY_CACHE_CONTROL,

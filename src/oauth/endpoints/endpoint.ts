@@ -1,14 +1,27 @@
 import type { GatewayContext } from '../../context.js';
 import type { Exchange } from '../../http/exchange.js';
 
-/** One endpoint the token service serves itself, at an exact path. */
-export interface Endpoint {
+/**
+ * One endpoint the gateway serves itself, at an exact path. It declares only
+ * what differs from the other endpoints and from the routes: the request
+ * pipeline (src/pipeline/) runs the same phases for all of them, the
+ * policies before authentication, `authenticate`, the app's own policies,
+ * then `serve`.
+ */
+export interface Endpoint<Authenticated = undefined> {
+  /** One of the paths of config/paths.ts. */
   readonly path: string;
   /** Anything else is 405 with an Allow header (SPEC 4.3). */
   readonly methods: readonly string[];
   /** Token and revocation endpoints add RFC 6749 error fields to the envelope. */
   readonly oauthErrors: boolean;
-  handle(ctx: GatewayContext, exchange: Exchange): Promise<void>;
+  /**
+   * Checks the request's shape and verifies the client (the spec's order of
+   * blame: 415 and 400 before 401), recording a verified client in
+   * `exchange.clientId` so that its own policies run next. Absent: a public
+   * endpoint.
+   */
+  authenticate?(ctx: GatewayContext, exchange: Exchange): Promise<Authenticated>;
+  /** The endpoint's work, for a caller that passed every phase before. */
+  serve(ctx: GatewayContext, exchange: Exchange, authenticated: Authenticated): Promise<void>;
 }
-
-export const OAUTH_PREFIX = '/oauth2/v1';

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJsonText } from '../../http/respond.js';
-import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
+import { JWKS_PATH } from '../../config/paths.js';
+import type { Endpoint } from './endpoint.js';
 
 /** Five minutes, and never more than half a rotation interval. */
 const JWKS_MAX_AGE_S = 300;
@@ -12,11 +13,11 @@ const JWKS_MAX_AGE_S = 300;
  * unknown kid.
  */
 export const jwksEndpoint: Endpoint = {
-  path: `${OAUTH_PREFIX}/keys`,
+  path: JWKS_PATH,
   methods: ['GET', 'HEAD'],
   oauthErrors: false,
 
-  async handle(ctx, exchange) {
+  async serve(ctx, exchange) {
     // An empty set would be cached by clients and make every token look forged.
     if (!ctx.keyRing.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'key ring not loaded yet', headers: { 'Retry-After': '1' } });
     const maxAge = Math.min(JWKS_MAX_AGE_S, Math.floor(ctx.config.keys.rotation_interval / 2000));

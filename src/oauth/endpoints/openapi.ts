@@ -1,7 +1,8 @@
 import type { GatewayContext } from '../../context.js';
 import { sendJsonText } from '../../http/respond.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
-import { OPENAPI_CACHE_CONTROL, OPENAPI_CONTENT_TYPE, OPENAPI_METHODS, OPENAPI_PATH } from '../openapi/location.js';
+import { OPENAPI_PATH } from '../../config/paths.js';
+import { OPENAPI_CACHE_CONTROL, OPENAPI_CONTENT_TYPE, OPENAPI_METHODS } from '../openapi/location.js';
 import type { Endpoint } from './endpoint.js';
 
 // The document depends only on start-up settings (the issuer, the signing
@@ -25,7 +26,7 @@ export const openApiEndpoint: Endpoint = {
   methods: OPENAPI_METHODS,
   oauthErrors: false,
 
-  async handle(ctx, exchange) {
+  async serve(ctx, exchange) {
     sendJsonText(exchange.res, 200, documentJson(ctx), {
       'Content-Type': OPENAPI_CONTENT_TYPE,
       'Cache-Control': OPENAPI_CACHE_CONTROL,

@@ -1,3 +1,5 @@
+import type { AppAccount } from '../../accounts/schema.js';
+import { TOKEN_PATH } from '../../config/paths.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isJsonContentType } from '../../http/negotiate.js';
 import { authenticateClient, headerOf, readClientCredentials, readOAuthJsonBody } from '../client-credentials.js';
@@ -5,7 +7,7 @@ import type { Grant } from '../grants/grant.js';
 import { passwordGrant } from '../grants/password.js';
 import { refreshTokenGrant } from '../grants/refresh-token.js';
 import { sendTokenResponse } from '../token-pair.js';
-import { OAUTH_PREFIX, type Endpoint } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 
 const GRANTS: ReadonlyMap<string, Grant<unknown>> = new Map<string, Grant<unknown>>([
   [passwordGrant.grantType, passwordGrant as Grant<unknown>],
@@ -19,17 +21,24 @@ function selectGrant(grantType: string | undefined): Grant<unknown> {
   return grant;
 }
 
+/** What the token endpoint has established once the client is verified: the grant to run, with its parameters. */
+interface TokenRequest {
+  readonly client: AppAccount;
+  readonly grant: Grant<unknown>;
+  readonly params: unknown;
+}
+
 /**
  * POST /oauth2/v1/token. The checks run in the spec's order of blame: the
  * request's shape (415, 400) before any credential is verified (401), the
- * client before the user.
+ * client before the user (the grant's own check, in `serve`).
  */
-export const tokenEndpoint: Endpoint = {
-  path: `${OAUTH_PREFIX}/token`,
+export const tokenEndpoint: Endpoint<TokenRequest> = {
+  path: TOKEN_PATH,
   methods: ['POST'],
   oauthErrors: true,
 
-  async handle(ctx, exchange) {
+  async authenticate(ctx, exchange) {
     const { req } = exchange;
     // SPEC 4.3 and 4.4 both require application/json (SPEC 7: else 415).
     if (!isJsonContentType(req.headers['content-type'])) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE');
@@ -38,6 +47,10 @@ export const tokenEndpoint: Endpoint = {
     const credentials = readClientCredentials(req, body);
     const params = grant.parameters(req, body);
     const client = await authenticateClient(ctx, exchange, credentials);
+    return { client, grant, params };
+  },
+
+  async serve(ctx, exchange, { client, grant, params }) {
     const pair = await grant.handler(ctx, client, params, exchange);
     ctx.metrics.tokensIssued(grant.grantType);
     sendTokenResponse(exchange, pair);

@@ -2,7 +2,7 @@ import { assertUserActive } from '../../accounts/registry.js';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { headerOf } from '../client-credentials.js';
-import { refreshTokenRef } from '../refresh-token-value.js';
+import { refreshTokenRef } from '../../tokens/refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
 import { mintRefreshToken, signTokenPair } from '../token-pair.js';
 import type { Grant } from './grant.js';

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { GatewayContext } from '../../context.js';
 import { catalogue, type ErrorCode } from '../../errors/catalogue.js';
-import { revokeEndpoint } from '../endpoints/revoke.js';
+import { revokeEndpoint } from '../endpoints/revoke-token.js';
 import { tokenEndpoint } from '../endpoints/token.js';
 import { errorCodeSchema, errorCodeSchemaName, errorExamples } from './error-responses.js';
 import { REQUEST_ID_PATTERN, SHARED_HEADERS } from './headers.js';
-import { OPENAPI_PATH } from './location.js';
+import { OPENAPI_PATH } from '../../config/paths.js';
 import { DISCOVERY_ERRORS, JWKS_ERRORS, OPENAPI_ERRORS, publicPathItems } from './public-operations.js';
 import { REVOKE_ERRORS, revokePathItem } from './revoke-operation.js';
 import { SCHEMAS } from './schemas.js';

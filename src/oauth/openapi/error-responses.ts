@@ -1,5 +1,5 @@
 import { catalogue, type ErrorCode } from '../../errors/catalogue.js';
-import { ERROR_XML, errorEnvelope } from '../../errors/render.js';
+import { ERROR_XML, errorEnvelope } from '../../http/render-error.js';
 import { toXmlDocument } from '../../http/xml.js';
 import { allowHeader, requestIdHeader } from './headers.js';
 import type { JsonSchema, OpenApiObject } from './types.js';

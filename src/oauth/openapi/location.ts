@@ -1,11 +1,10 @@
-import { OAUTH_PREFIX } from '../endpoints/endpoint.js';
+import { OPENAPI_PATH } from '../../config/paths.js';
 
-/**
- * Where and how the gateway serves its OpenAPI document. A leaf module, so that the
+/*
+ * How the gateway serves its OpenAPI document. A leaf module, so that the
  * discovery endpoint can link to the document (RFC 8631 `service-desc`)
  * without importing the document builder, which imports the endpoints.
  */
-export const OPENAPI_PATH = `${OAUTH_PREFIX}/openapi.json`;
 
 /** The methods the document is served with (anything else is 405). */
 export const OPENAPI_METHODS: readonly string[] = ['GET', 'HEAD'];

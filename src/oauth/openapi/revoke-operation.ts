@@ -1,5 +1,5 @@
 import { toXmlDocument } from '../../http/xml.js';
-import { revokeEndpoint } from '../endpoints/revoke.js';
+import { revokeEndpoint } from '../endpoints/revoke-token.js';
 import { INTERNAL_ERROR_CASE, methodNotAllowed, policyCases } from './common-cases.js';
 import { errorResponses, type ErrorCase } from './error-responses.js';
 import { requestIdHeader } from './headers.js';

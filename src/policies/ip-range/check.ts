@@ -1,4 +1,4 @@
-import { parseAddress } from '../../http/address-range.js';
+import { parseAddress } from '../../net/address-range.js';
 import type { PolicyKind, Rejection } from '../policy.js';
 import { ipRangeSchema } from './schema.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { POLICY_NAME, policyFields } from '../policy.js';
+import { POLICY_NAME } from '../../config/fields.js';
+import { policyFields } from '../policy.js';
 import { builtinPattern, type NamedPattern, PatternSet, patternSyntaxError } from './pattern-set.js';
 import { BUILTIN_NAMES } from './patterns.js';
 import { parseSelector, type Selector, WHOLE_BODY } from './selectors.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogue, type ErrorCode } from '../../../src/errors/catalogue.js';
-import { errorEnvelope } from '../../../src/errors/render.js';
+import { errorEnvelope } from '../../../src/http/render-error.js';
 import { bootGateway, type TestGateway } from '../../helpers/gateway.js';
 import { OpenApiContract, pointerOf, referencesIn, type Json } from './contract.js';
 import { send } from './exchange.js';

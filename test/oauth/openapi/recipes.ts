@@ -3,7 +3,7 @@ import { discoveryEndpoint } from '../../../src/oauth/endpoints/discovery.js';
 import type { Endpoint } from '../../../src/oauth/endpoints/endpoint.js';
 import { jwksEndpoint } from '../../../src/oauth/endpoints/jwks.js';
 import { openApiEndpoint } from '../../../src/oauth/endpoints/openapi.js';
-import { revokeEndpoint } from '../../../src/oauth/endpoints/revoke.js';
+import { revokeEndpoint } from '../../../src/oauth/endpoints/revoke-token.js';
 import { tokenEndpoint } from '../../../src/oauth/endpoints/token.js';
 import { APP, OTHER_APP, SUSPENDED_APP, SUSPENDED_USER, USER } from '../../helpers/accounts.js';
 import { issueTokens, type TestGateway } from '../../helpers/gateway.js';
@@ -46,7 +46,7 @@ const sendTo = (request: RawRequest | ((gateway: TestGateway) => Promise<RawRequ
   send(gateway.url, typeof request === 'function' ? await request(gateway) : request);
 
 /** The five operations, each with the endpoint that serves it and a request it answers with success. */
-const OPERATIONS: ReadonlyArray<{ key: OperationKey; endpoint: Endpoint; ordinary: RawRequest; otherMethod: string }> = [
+const OPERATIONS: ReadonlyArray<{ key: OperationKey; endpoint: Endpoint<unknown>; ordinary: RawRequest; otherMethod: string }> = [
   { key: TOKEN, endpoint: tokenEndpoint, ordinary: token(), otherMethod: 'GET' },
   { key: REVOKE, endpoint: revokeEndpoint, ordinary: revocation({ ...APP, token: 'nothing-to-revoke' }), otherMethod: 'GET' },
   { key: DISCOVERY, endpoint: discoveryEndpoint, ordinary: { method: 'GET', path: discoveryEndpoint.path }, otherMethod: 'POST' },
@@ -61,15 +61,15 @@ const withHeaders = (request: RawRequest, headers: Record<string, string>): RawR
  * request makes the gateway fail unexpectedly, so the defect is injected to
  * show what any defect becomes.
  */
-async function withDefect(endpoint: Endpoint, exchange: () => Promise<Reply>): Promise<Reply> {
-  const original = endpoint.handle;
-  endpoint.handle = async () => {
+async function withDefect(endpoint: Endpoint<unknown>, exchange: () => Promise<Reply>): Promise<Reply> {
+  const original = endpoint.serve;
+  endpoint.serve = async () => {
     throw new TypeError('a simulated defect');
   };
   try {
     return await exchange();
   } finally {
-    endpoint.handle = original;
+    endpoint.serve = original;
   }
 }
 

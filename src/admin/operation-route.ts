@@ -1,0 +1,67 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { sendJsonText } from '../http/respond.js';
+import type { AdminAccess } from './access.js';
+import type { AdminOperation, OperationRunner } from './operation.js';
+import { sendError, type AdminRoute } from './server.js';
+
+const MAX_INPUT_BYTES = 64 * 1024;
+
+/**
+ * The HTTP face of an operation. Access rule: with admin.token_file set,
+ * every operation needs `Authorization: Bearer <token>`; without it, only
+ * a listener on loopback serves operations (as Kong's Admin API on
+ * 127.0.0.1), and one exposed to the network refuses them, saying why.
+ */
+export function operationRoute(operation: AdminOperation, access: AdminAccess, runner: OperationRunner): AdminRoute {
+  return {
+    methods: [operation.method],
+    async handle(req, res, url) {
+      const refusal = refusalOf(req, access);
+      if (refusal) return sendError(res, refusal.status, refusal.message);
+      let input: Record<string, unknown>;
+      try {
+        input = operation.method === 'GET' ? Object.fromEntries(url.searchParams) : await readJsonObject(req);
+      } catch (error) {
+        return sendError(res, 400, (error as Error).message);
+      }
+      const result = await runner(operation, input);
+      sendJsonText(res, result.status, JSON.stringify(result.body), { 'Cache-Control': 'no-store' });
+    },
+  };
+}
+
+function refusalOf(req: IncomingMessage, access: AdminAccess): { status: number; message: string } | undefined {
+  if (access.token === undefined) {
+    if (access.loopback) return undefined;
+    return { status: 403, message: 'the admin API is off on a listener reachable from the network until admin.token_file is set' };
+  }
+  const presented = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (presented === undefined || !sameSecret(presented, access.token)) return { status: 401, message: 'admin token missing or wrong' };
+  return undefined;
+}
+
+/** Compares digests, so neither the length nor the content of the token leaks through timing. */
+function sameSecret(a: string, b: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_INPUT_BYTES) throw new Error(`request body over ${MAX_INPUT_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  if (size === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new Error('request body is not JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('request body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}

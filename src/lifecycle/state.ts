@@ -1,0 +1,57 @@
+import { AccountRegistry } from '../accounts/registry.js';
+import { accountsSchema, type AccountsFile } from '../accounts/schema.js';
+import type { Clock } from '../clock.js';
+import type { GatewayConfig } from '../config/schema.js';
+import { loadYamlFile } from '../config/yaml-file.js';
+import { KeyRingKeeper } from '../keys/keeper.js';
+import { KeyRing } from '../keys/key-ring.js';
+import { keySealerFor } from '../keys/sealing.js';
+import type { Logger } from '../log/logger.js';
+import { buildStore } from '../store/create.js';
+import type { Store } from '../store/types.js';
+
+/** The accounts in force, and the file they came from (a reload compares against it). */
+export interface LoadedAccounts {
+  readonly registry: AccountRegistry;
+  readonly file: AccountsFile | undefined;
+}
+
+/** accounts.yaml, or the registry a caller (a test, the CLI) already holds. */
+export async function loadAccounts(config: GatewayConfig, given: AccountRegistry | undefined): Promise<LoadedAccounts> {
+  if (given) return { registry: given, file: undefined };
+  const file = await loadYamlFile(config.accounts, accountsSchema);
+  return { registry: await AccountRegistry.fromAccounts(file), file };
+}
+
+/** The state every instance shares through the store: refresh tokens, revocations, counters, the key ring. */
+export interface GatewayState {
+  readonly store: Store;
+  readonly keyRing: KeyRing;
+  readonly keeper: KeyRingKeeper;
+  /** Begins connecting (Redis); the gateway listens meanwhile and reports not-ready. */
+  connect(): void;
+}
+
+/**
+ * The store and the key ring kept in it. The memory store answers at once,
+ * so its ring is loaded before the gateway listens; a Redis ring loads in
+ * the background (the gateway listens, not ready) and again after every
+ * reconnection.
+ */
+export async function buildState(config: GatewayConfig, clock: Clock, logger: Logger): Promise<GatewayState> {
+  const sealer = await keySealerFor(config);
+  const { store, connect } = buildStore(config, clock, logger);
+  const { access_ttl, clock_leeway } = config.tokens;
+  const keyRing = new KeyRing({
+    algorithm: config.keys.algorithm,
+    rotationIntervalMs: config.keys.rotation_interval,
+    retentionMs: access_ttl + clock_leeway,
+    clock,
+  });
+  const keeper = new KeyRingKeeper({ ring: keyRing, storage: store.keyRing, sealer, logger, clock });
+  store.onReconnect(() => {
+    keeper.sync().catch((error: unknown) => logger.error({ err: error }, 'could not load the key ring from the store; will retry'));
+  });
+  if (config.store.kind === 'memory') await keeper.sync();
+  return { store, keyRing, keeper, connect };
+}

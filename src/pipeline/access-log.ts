@@ -1,0 +1,41 @@
+import type { GatewayContext } from '../context.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import type { Exchange } from '../http/exchange.js';
+
+/**
+ * The end of every exchange, once the response is over and the pipeline has
+ * settled: metrics always, the access line at `info` and above.
+ */
+export function completeExchange(ctx: GatewayContext, exchange: Exchange, finished: boolean): void {
+  const elapsedNs = Number(process.hrtime.bigint() - exchange.startedAt);
+  const status = finished ? exchange.res.statusCode : unfinishedStatus(exchange.error);
+  ctx.metrics.requestCompleted(exchange, status, elapsedNs / 1e9);
+  if (ctx.logger.isLevelEnabled('info')) logAccess(ctx, exchange, status, elapsedNs / 1e6);
+}
+
+/** One line per request, from named fields only: no header, body or query is ever logged. */
+function logAccess(ctx: GatewayContext, exchange: Exchange, status: number, latencyMs: number): void {
+  const { req, error } = exchange;
+  ctx.logger.info(
+    {
+      requestId: exchange.requestId,
+      method: req.method,
+      path: exchange.path,
+      route: exchange.route,
+      status,
+      latencyMs: Math.round(latencyMs * 100) / 100,
+      clientId: exchange.clientId,
+      errorCode: error?.code,
+      policy: error?.policy,
+      detail: error?.detail,
+    },
+    'request',
+  );
+}
+
+/**
+ * A response that never completed: the gateway's own cut (upstream died
+ * mid-body) keeps its 5xx; otherwise the client went away first, which is
+ * 499 by nginx's convention.
+ */
+const unfinishedStatus = (error: GatewayError | undefined): number => (error && error.status >= 500 ? error.status : 499);

@@ -1,0 +1,109 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { GatewayConfig } from '../config/schema.js';
+import type { GatewayContext } from '../context.js';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import { clientAddressOf } from '../http/client-address.js';
+import type { Exchange } from '../http/exchange.js';
+import { preferredFormat } from '../http/negotiate.js';
+import { renderError } from '../http/render-error.js';
+import { RequestBody } from '../http/request-body.js';
+import { requestIdOf } from '../http/request-id.js';
+import type { Forwarder } from '../proxy/forward.js';
+import type { CompiledRoute, RouteTable } from '../proxy/routes.js';
+import { routingPathOf } from '../proxy/safe-path.js';
+import { completeExchange } from './access-log.js';
+import { ENDPOINTS } from './endpoints.js';
+import { runPhases } from './phases.js';
+import { servedRoute } from './route.js';
+import type { Served } from './served.js';
+
+/**
+ * The request listener of one generation: open the exchange, find what
+ * serves it (one of the gateway's endpoints, by exact path, else a route),
+ * run the phases (phases.ts), and render any refusal in one place. Nothing a
+ * client sends can escape as an unhandled rejection: unknown failures become
+ * the spec's 500 and are logged with their stack, never shown.
+ */
+export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): RequestListener {
+  const servedRoutes = new Map<CompiledRoute, Served>(routes.routes.map((route) => [route, servedRoute(route, forwarder) as Served]));
+  return (req, res) => {
+    let exchange: Exchange;
+    try {
+      exchange = openExchange(req, res, ctx.config);
+    } catch (error) {
+      lastResort(ctx, res, undefined, error);
+      return;
+    }
+    const handled = dispatch(ctx, exchange, routes, servedRoutes)
+      .catch((error: unknown) => reject(ctx, exchange, error))
+      .catch((error: unknown) => lastResort(ctx, res, exchange.requestId, error));
+    // Counted and logged once the response is over *and* the handler has
+    // settled, so a client that hangs up mid-request is reported with the
+    // reason too. A countdown rather than Promise.all: this runs per request.
+    let pending = 2;
+    let finished = false;
+    const settled = () => {
+      if (--pending !== 0) return;
+      try {
+        completeExchange(ctx, exchange, finished);
+      } catch (error) {
+        ctx.logger.error({ requestId: exchange.requestId, err: error }, 'could not record a completed request');
+      }
+    };
+    res.once('close', () => {
+      finished = res.writableFinished;
+      settled();
+    });
+    void handled.then(settled);
+  };
+}
+
+function openExchange(req: IncomingMessage, res: ServerResponse, config: GatewayConfig): Exchange {
+  const requestId = requestIdOf(req);
+  res.setHeader('X-Request-Id', requestId);
+  // Until the phases know what serves the request (and its body limit); a refusal before that reads no body.
+  const body = new RequestBody(req, config.limits.body_size);
+  let address: string | undefined;
+  const clientAddress = () => (address ??= clientAddressOf(req, config.trusted_proxies));
+  return { req, res, requestId, path: pathOf(req.url), format: preferredFormat(req), startedAt: process.hrtime.bigint(), clientAddress, body };
+}
+
+/** Origin-form paths only; the query never takes part in routing (and never reaches the logs). */
+function pathOf(url: string | undefined): string {
+  if (!url?.startsWith('/')) return '';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTable, servedRoutes: ReadonlyMap<CompiledRoute, Served>): Promise<void> {
+  if (!exchange.path) throw new GatewayError('MALFORMED_REQUEST', { detail: 'request target is not a path' });
+  const endpoint = ENDPOINTS.get(exchange.path);
+  if (endpoint) return runPhases(ctx, exchange, endpoint, exchange.path);
+  const routingPath = routingPathOf(exchange.path);
+  const route = routes.match(routingPath);
+  if (!route) throw new GatewayError('NOT_FOUND');
+  return runPhases(ctx, exchange, servedRoutes.get(route) as Served, routingPath);
+}
+
+function reject(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
+  let gatewayError: GatewayError;
+  if (isGatewayError(error)) gatewayError = error;
+  else {
+    ctx.logger.error({ requestId: exchange.requestId, err: error }, 'unexpected failure');
+    gatewayError = new GatewayError('INTERNAL_ERROR', { detail: 'unexpected failure', cause: error });
+  }
+  exchange.error = gatewayError;
+  const oauth = ENDPOINTS.get(exchange.path)?.oauthErrors ?? false;
+  renderError(exchange.res, gatewayError, { requestId: exchange.requestId, format: exchange.format, oauth });
+}
+
+/**
+ * The last line of defence: a failure while rendering a failure (or while
+ * opening the exchange) costs this request its connection, never the
+ * process. Everything on the normal paths has its own handling; this is for
+ * what nobody foresaw, and it is logged as such.
+ */
+function lastResort(ctx: GatewayContext, res: ServerResponse, requestId: string | undefined, error: unknown): void {
+  ctx.logger.error({ requestId, err: error }, 'request failed beyond its error handling; connection closed');
+  res.destroy();
+}

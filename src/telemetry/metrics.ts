@@ -1,0 +1,206 @@
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { catalogue, type ErrorCode } from '../errors/catalogue.js';
+import type { Exchange } from '../http/exchange.js';
+import type { KeyRing } from '../keys/key-ring.js';
+import type { RotationTrigger } from '../keys/rotation.js';
+import type { Store } from '../store/types.js';
+import { readinessOf, type ShutdownState } from './health.js';
+import { CounterFamily, HistogramFamily, type CounterSeries, type HistogramSeries } from './metric-families.js';
+
+/** What a scrape answers: the exposition text and the Content-Type its registry states. */
+export interface Exposition {
+  readonly contentType: string;
+  readonly text: string;
+}
+
+/** What the gauges read when Prometheus scrapes: never sampled on a timer, never stale. */
+export interface MetricsSources {
+  readonly store: Store;
+  readonly keyRing: KeyRing;
+  readonly shutdown: ShutdownState;
+}
+
+/** What the revocation endpoint revoked: a whole grant (refresh token), one access token, or nothing it knew (still a 200, RFC 7009 2.2). */
+export type RevokedTokenType = 'refresh_token' | 'access_token' | 'none';
+
+/** The `route` of a request no route or endpoint served (404s, malformed targets): never the raw path, which a client chooses. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Seconds: from a protected call answered in a millisecond to an upstream at a long route timeout; argon2 on the token endpoint lands in the tens of milliseconds. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+type RequestLabels = 'route' | 'method' | 'status';
+
+/** The hot path's series of one route, found with one map lookup per request. */
+class RouteSeries {
+  readonly duration: HistogramSeries;
+  private upstreamSeries: HistogramSeries | undefined;
+  private readonly byMethod = new Map<string, Map<number, CounterSeries>>();
+
+  constructor(
+    private readonly route: string,
+    private readonly requests: CounterFamily<RequestLabels>,
+    duration: HistogramFamily<'route'>,
+    private readonly upstreamFamily: HistogramFamily<'route'>,
+  ) {
+    this.duration = duration.series({ route });
+  }
+
+  /** Created on the first forwarded call, so that the OAuth endpoints have no empty upstream series. */
+  get upstream(): HistogramSeries {
+    return (this.upstreamSeries ??= this.upstreamFamily.series({ route: this.route }));
+  }
+
+  requestsOf(method: string, status: number): CounterSeries {
+    let byStatus = this.byMethod.get(method);
+    if (!byStatus) this.byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = this.requests.series({ route: this.route, method, status: String(status) })));
+    return series;
+  }
+}
+
+/**
+ * The gateway's Prometheus metrics, in a registry of its own (a process may
+ * run several gateways: tests do). Label values are bounded by
+ * configuration, never by what a client sends: `route` is a configured route
+ * prefix or an endpoint path, `method` one node's HTTP parser accepts,
+ * `error_code` a catalogue code, `policy` a configured policy name.
+ */
+export class Metrics {
+  /** Everything GET /metrics shows: these metrics and the process's. */
+  readonly registry: Registry;
+  private readonly requests: CounterFamily<RequestLabels>;
+  private readonly duration: HistogramFamily<'route'>;
+  private readonly upstream: HistogramFamily<'route'>;
+  private readonly issued: CounterFamily<'grant_type'>;
+  private readonly revoked: CounterFamily<'token_type'>;
+  private readonly failures = new Map<ErrorCode, CounterSeries>();
+  private readonly policyRejections: CounterFamily<'policy' | 'kind'>;
+  private readonly rotations = new Map<RotationTrigger, CounterSeries>();
+  private readonly routes = new Map<string, RouteSeries>();
+
+  constructor(sources: MetricsSources) {
+    const own = new Registry();
+    this.requests = new CounterFamily(own, {
+      name: 'token_gateway_requests_total',
+      help: 'Requests answered, by route (configured prefix or endpoint path), method and status.',
+      labelNames: ['route', 'method', 'status'],
+    });
+    this.duration = new HistogramFamily(own, {
+      name: 'token_gateway_request_duration_seconds',
+      help: 'Time from the request reaching the gateway to its response ending, by route.',
+      labelNames: ['route'],
+      buckets: DURATION_BUCKETS,
+    });
+    this.upstream = new HistogramFamily(own, {
+      name: 'token_gateway_upstream_duration_seconds',
+      help: 'Forwarded calls: time from handing the request to the forwarder to the upstream response headers, by route.',
+      labelNames: ['route'],
+      buckets: DURATION_BUCKETS,
+    });
+    this.issued = new CounterFamily(own, { name: 'token_gateway_tokens_issued_total', help: 'Token pairs issued, by grant type.', labelNames: ['grant_type'] });
+    this.revoked = new CounterFamily(own, {
+      name: 'token_gateway_tokens_revoked_total',
+      help: 'Successful revocation requests, by what was revoked: refresh_token (its whole grant), access_token, or none.',
+      labelNames: ['token_type'],
+    });
+    const failures = new CounterFamily(own, {
+      name: 'token_gateway_failures_total',
+      help: 'Error responses, by catalogue error code (the spec error row) and status.',
+      labelNames: ['error_code', 'status'],
+    });
+    for (const [code, entry] of Object.entries(catalogue) as Array<[ErrorCode, (typeof catalogue)[ErrorCode]]>) {
+      this.failures.set(code, failures.series({ error_code: code, status: String(entry.status) }));
+    }
+    this.policyRejections = new CounterFamily(own, {
+      name: 'token_gateway_policy_rejections_total',
+      help: 'Requests refused by a policy, by policy name and kind.',
+      labelNames: ['policy', 'kind'],
+    });
+    const rotations = new CounterFamily(own, {
+      name: 'token_gateway_key_rotations_total',
+      help: 'Changes this instance made to the shared key ring, by trigger: schedule (next key published, retired key dropped) or admin (rotate now).',
+      labelNames: ['trigger'],
+    });
+    for (const trigger of ['schedule', 'admin'] as const) this.rotations.set(trigger, rotations.series({ trigger }));
+    for (const grantType of ['password', 'refresh_token']) this.issued.series({ grant_type: grantType });
+    for (const tokenType of ['refresh_token', 'access_token', 'none'] as const) this.revoked.series({ token_type: tokenType });
+    registerGauges(own, sources);
+    this.registry = Registry.merge([processMetrics(), own]);
+  }
+
+  /** Called once per request, when its response is over and its handler has settled. */
+  requestCompleted(exchange: Exchange, status: number, seconds: number): void {
+    const route = this.routeSeries(exchange.route ?? UNMATCHED_ROUTE);
+    route.requestsOf(exchange.req.method ?? 'UNKNOWN', status).inc();
+    route.duration.observe(seconds);
+    const { forwardedAt, upstreamRespondedAt, error } = exchange;
+    if (forwardedAt !== undefined && upstreamRespondedAt !== undefined) route.upstream.observe(Number(upstreamRespondedAt - forwardedAt) / 1e9);
+    if (!error) return;
+    this.failures.get(error.code)?.inc();
+    // The kind is the refusing policy's in the set the request ran under (a reload since then does not change it).
+    if (error.policy !== undefined) this.policyRejections.series({ policy: error.policy, kind: error.policyKind ?? 'unknown' }).inc();
+  }
+
+  tokensIssued(grantType: string): void {
+    this.issued.series({ grant_type: grantType }).inc();
+  }
+
+  tokenRevoked(tokenType: RevokedTokenType): void {
+    this.revoked.series({ token_type: tokenType }).inc();
+  }
+
+  keyRotated(trigger: RotationTrigger): void {
+    this.rotations.get(trigger)?.inc();
+  }
+
+  /** The text exposition format, with its Content-Type. */
+  async exposition(): Promise<Exposition> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+
+  private routeSeries(route: string): RouteSeries {
+    let series = this.routes.get(route);
+    if (!series) this.routes.set(route, (series = new RouteSeries(route, this.requests, this.duration, this.upstream)));
+    return series;
+  }
+}
+
+/**
+ * State read at scrape time. Each says how a cluster primary combines its
+ * workers' values: one worker down makes the whole not up and not ready.
+ */
+function registerGauges(registry: Registry, sources: MetricsSources): void {
+  const gauge = (name: string, help: string, aggregator: 'min' | 'max', read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      aggregator,
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge('token_gateway_store_up', '1 while the store answers and its mirrors are loaded, else 0 (the reason is in the log and /readyz).', 'min', () =>
+    sources.store.health().ready ? 1 : 0,
+  );
+  gauge('token_gateway_ready', '1 while /readyz answers 200 (store up and signing keys loaded), else 0.', 'min', () => (readinessOf(sources).ready ? 1 : 0));
+  gauge('token_gateway_revocation_list_size', 'Entries in the revocation list (revoked access tokens and grants not yet expired).', 'max', () => sources.store.revocations.size);
+  gauge('token_gateway_signing_keys', 'Keys in the key ring: the signing one, the next one, and retired ones still verifying.', 'max', () => sources.keyRing.list().length);
+}
+
+let processRegistry: Registry | undefined;
+
+/**
+ * CPU, memory, file descriptors, event loop lag and GC, under the usual
+ * `process_` and `nodejs_` names that Node.js dashboards expect. They describe
+ * the process, so there is one set per process however many gateways it runs.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
