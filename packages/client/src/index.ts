@@ -1,5 +1,5 @@
 /**
- * `token-gateway/client`: the client SDK, on its own entry point. It imports
+ * `@token-gateway/client`: the client SDK, a package of its own. It imports
  * nothing from the gateway and nothing from `node:`, so it runs wherever
  * `fetch` does (Node >= 20, Deno, Bun, browsers).
  */
