@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { folderSize, packAndInstall, userEnvironment, type InstalledPackage } from './helpers/packed-package.js';
@@ -177,7 +177,7 @@ describe('@token-gateway/client as an application installs it (npm pack, then np
     };
     const { files: esmFiles, ...esm } = await probe('probe.mjs');
     const { files: cjsFiles, ...cjs } = await probe('probe.cjs');
-    expect(esmFiles).toEqual([`file://${folder}/dist/esm/index.js`, `file://${folder}/dist/esm/paths.js`]);
+    expect(esmFiles).toEqual([pathToFileURL(join(folder, 'dist/esm/index.js')).href, pathToFileURL(join(folder, 'dist/esm/paths.js')).href]);
     expect(cjsFiles).toEqual([join(folder, 'dist/cjs/index.js'), join(folder, 'dist/cjs/paths.js')]);
     expect(esm).toEqual({
       main: MAIN_NAMES,
