@@ -13,11 +13,17 @@ ARG NODE_IMAGE=node:20.20-bookworm-slim
 # --- build: every dependency, TypeScript to dist/ ---------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+# The client SDK is an npm workspace (packages/client) that the gateway depends
+# on: npm ci needs its package.json to resolve the lock file.
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 # --ignore-scripts: `prepare` would run the build before the sources are here.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
+COPY packages/client/build.mjs packages/client/tsconfig.esm.json packages/client/tsconfig.cjs.json ./packages/client/
+COPY packages/client/src ./packages/client/src
 COPY src ./src
+# The client first (packages/client/dist), then the gateway (dist/).
 RUN npm run build
 
 # --- runtime: production dependencies and dist/ only ------------------------
@@ -25,10 +31,14 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 # No dependency needs an install script (argon2 arrives prebuilt), and
 # `prepare` would need the dev dependencies.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# node_modules/@token-gateway/client links to packages/client: its build goes
+# with it, so that the gateway's imports of @token-gateway/client resolve.
+COPY --from=build /app/packages/client/dist ./packages/client/dist
 # No configuration in the image: gateway.yaml and accounts.yaml (folder
 # config/) and policies/ are mounted under /etc/token-gateway as folders (see
 # docker-compose.yml), so an image never carries the DEMO accounts into a

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenClient, type TokenClientOptions } from '../../src/client/index.js';
+import { TokenClient, type TokenClientOptions } from '@token-gateway/client';
 import { APP, USER } from '../helpers/accounts.js';
 import { ManualClock } from '../helpers/clock.js';
 import { CountingFetch } from '../helpers/counting-fetch.js';

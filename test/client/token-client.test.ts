@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenClient, TokenGatewayError, TokenRequestError, type TokenClientOptions } from '../../src/client/index.js';
+import { TokenClient, TokenGatewayError, TokenRequestError, type TokenClientOptions } from '@token-gateway/client';
 import { APP, USER } from '../helpers/accounts.js';
 import { ManualClock } from '../helpers/clock.js';
 import { CountingFetch } from '../helpers/counting-fetch.js';

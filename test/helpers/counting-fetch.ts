@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import type { FetchLike } from '../../src/client/index.js';
+import type { FetchLike } from '@token-gateway/client';
 import type { TokenResponse } from './gateway.js';
 
 export type RequestKind = 'password' | 'refresh_token' | 'revoke' | 'api';

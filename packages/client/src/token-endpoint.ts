@@ -1,4 +1,5 @@
 import { TokenGatewayError, TokenRequestError, type ErrorEnvelope } from './errors.js';
+import { CLIENT_ID_HEADER, CLIENT_SECRET_HEADER, GRANT_TYPE_HEADER, REFRESH_TOKEN_HEADER, REVOKE_PATH, TOKEN_HEADER, TOKEN_PATH } from './paths.js';
 
 /** What `globalThis.fetch` is; any implementation with this shape will do (undici, node-fetch 3, a test wrapper). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -24,8 +25,6 @@ export interface IssuedTokens {
   issuedAt: number | undefined;
 }
 
-const TOKEN_PATH = '/oauth2/v1/token';
-const REVOKE_PATH = '/oauth2/v1/revokeToken';
 // The gateway answers in XML when asked to (SPEC 4.3); the client only reads JSON.
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
 
@@ -37,18 +36,18 @@ export async function requestPasswordGrant(ctx: TokenEndpointContext, user: { us
 
 /** SPEC 4.4: every parameter of the refresh grant is a header, and there is no body. */
 export async function requestRefreshGrant(ctx: TokenEndpointContext, refreshToken: string): Promise<IssuedTokens> {
-  const headers = { ...JSON_HEADERS, ...clientHeaders(ctx), grant_type: 'refresh_token', refresh_token: refreshToken };
+  const headers = { ...JSON_HEADERS, ...clientHeaders(ctx), [GRANT_TYPE_HEADER]: 'refresh_token', [REFRESH_TOKEN_HEADER]: refreshToken };
   return readTokenResponse(await post(ctx, TOKEN_PATH, headers));
 }
 
 /** SPEC 4.5: revokes a refresh token (and with it its whole grant) or a single access token. */
 export async function requestRevocation(ctx: TokenEndpointContext, token: string): Promise<void> {
-  const response = await post(ctx, REVOKE_PATH, { accept: 'application/json', ...clientHeaders(ctx), token });
+  const response = await post(ctx, REVOKE_PATH, { accept: 'application/json', ...clientHeaders(ctx), [TOKEN_HEADER]: token });
   if (!response.ok) throw await errorFrom(response, REVOKE_PATH);
   await response.body?.cancel();
 }
 
-const clientHeaders = (ctx: TokenEndpointContext) => ({ client_id: ctx.clientId, client_secret: ctx.clientSecret });
+const clientHeaders = (ctx: TokenEndpointContext) => ({ [CLIENT_ID_HEADER]: ctx.clientId, [CLIENT_SECRET_HEADER]: ctx.clientSecret });
 
 /**
  * One POST, bounded in time. Redirects are refused: following one would send

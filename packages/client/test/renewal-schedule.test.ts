@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RENEW_AFTER_MS, EXPIRY_MARGIN_MS, scheduleRenewal } from '../../src/client/renewal-schedule.js';
+import { DEFAULT_RENEW_AFTER_MS, EXPIRY_MARGIN_MS, scheduleRenewal } from '../src/renewal-schedule.js';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-11-21T12:00:00Z');

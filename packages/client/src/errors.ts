@@ -6,7 +6,7 @@
  * are written here, and the request that was sent is not kept.
  */
 
-/** The body of every gateway error (SPEC 7; the envelope is documented in the README "Errors"). */
+/** The body of every gateway error (SPEC 7; the envelope is documented in the gateway README, "Errors"). */
 export interface ErrorEnvelope {
   success: false;
   requestId?: string;

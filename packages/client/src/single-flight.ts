@@ -2,8 +2,8 @@
  * At most one run of a task at a time: callers that arrive while it runs get
  * the same promise, and the next caller after it settles starts a new run.
  * Refresh tokens rotate on every use and a replayed one revokes the whole
- * grant (README "Refresh grant"), so two concurrent renewals would not just
- * waste a request: the loser would log the client out.
+ * grant (the gateway README, "Refresh grant"), so two concurrent renewals
+ * would not just waste a request: the loser would log the client out.
  */
 export class SingleFlight<T> {
   #running: Promise<T> | undefined;
