@@ -25,8 +25,6 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
 ];
 
 const SRC = resolve('src');
-// The client SDK is a package of its own (packages/client): it imports nothing from the gateway.
-const OUTSIDE_THE_LAYERS = new Set(['client']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -47,7 +45,7 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((match) => resolve(dirname(file), match[1] as string).replace(/\.js$/, '.ts'));
 }
 
-const files = sourceFiles(SRC).filter((file) => !OUTSIDE_THE_LAYERS.has(roomOf(file)));
+const files = sourceFiles(SRC);
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 const layerOf = new Map(LAYERS.flatMap((rooms, layer) => rooms.map((room) => [room, layer] as const)));
 

@@ -1,20 +1,15 @@
+import { DISCOVERY_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH } from '@token-gateway/client/paths';
+
 /*
  * The paths the gateway serves itself, declared once (STYLE habit 11): the
  * server's endpoint table, config validation (what a route may not overlap,
  * where endpoint policies attach), discovery, the OpenAPI document and the
- * docs all read them from here.
+ * docs all read them from here. The OAuth paths are the client package's
+ * own constants (packages/client/src/paths.ts): the SDK builds its requests
+ * from the very same names, so the two cannot drift.
  */
 
-export const OAUTH_PREFIX = '/oauth2/v1';
-/** SPEC 4.3 and 4.4. */
-export const TOKEN_PATH = `${OAUTH_PREFIX}/token`;
-/** SPEC 4.5. */
-export const REVOKE_PATH = `${OAUTH_PREFIX}/revokeToken`;
-/** SPEC 4.1 (OpenID Connect Discovery 1.0 section 4). */
-export const DISCOVERY_PATH = '/.well-known/openid-configuration';
-/** SPEC 4.2: the `jwks_uri`. */
-export const JWKS_PATH = `${OAUTH_PREFIX}/keys`;
-export const OPENAPI_PATH = `${OAUTH_PREFIX}/openapi.json`;
+export { DISCOVERY_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH };
 export const READINESS_PATH = '/readyz';
 export const LIVENESS_PATH = '/livez';
 
