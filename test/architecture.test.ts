@@ -15,7 +15,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['http', 'listeners', 'store'],
   ['keys', 'accounts'],
   ['tokens', 'telemetry', 'policies'],
-  ['context'],
+  ['context', 'migration'],
   ['oauth', 'proxy'],
   ['pipeline'],
   ['admin'],

@@ -4,6 +4,7 @@ import { appsCommand } from './commands/apps.js';
 import { checkCommand } from './commands/check.js';
 import { grantsCommand } from './commands/grants.js';
 import { HASH_SECRET_USAGE, hashSecretCommand } from './commands/hash-secret.js';
+import { IMPORT_USAGE, importCommand } from './commands/import.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 import { keysCommand } from './commands/keys.js';
 import { revokeCommand } from './commands/revoke.js';
@@ -20,6 +21,8 @@ commands:
                                      edit the developer accounts in accounts.yaml (\`users --help\`)
   apps add|disable|enable|rotate-secret CLIENT_ID [--config FILE | --accounts FILE]
                                      edit the applications in accounts.yaml (\`apps --help\`)
+  import apigee BUNDLE... --out DIR [--force]
+                                     policy files and gateway.yaml routes from Apigee proxy bundles (folders or .zip)
 
 admin commands (they call a running gateway's admin API; each also takes [--config FILE] [--admin URL]):
   keys rotate [--drop-previous]      sign with a new key from now on (--drop-previous: refuse every token signed before)
@@ -55,6 +58,12 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
         return await usersCommand(rest, io);
       case 'apps':
         return await appsCommand(rest, io);
+      case 'import':
+        if (rest.includes('--help') || rest.includes('-h')) {
+          io.stdout.write(IMPORT_USAGE);
+          return EXIT.ok;
+        }
+        return await importCommand(rest, io);
       case undefined:
       case 'help':
       case '--help':
@@ -67,7 +76,7 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
     }
   } catch (error) {
     if (error instanceof CommandLineError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`token-gateway ${command}: ${(error as Error).message}\n\n${command === 'hash-secret' ? HASH_SECRET_USAGE : USAGE}\n`);
+      io.stderr.write(`token-gateway ${command}: ${(error as Error).message}\n\n${command === 'hash-secret' ? HASH_SECRET_USAGE : command === 'import' ? IMPORT_USAGE : USAGE}\n`);
       return EXIT.usage;
     }
     throw error;

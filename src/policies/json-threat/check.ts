@@ -30,6 +30,24 @@ function refusalBeforeReading(req: IncomingMessage, limits: JsonLimits): Rejecti
 }
 
 /**
+ * `require_valid_json`: the body is parsed once, only after it passed every
+ * limit (so JSON.parse never sees a hostile size or depth). An empty body
+ * passes: there is no document to refuse, and Apigee's parser is never given
+ * one either.
+ */
+function refusalOfInvalidJson(text: string): Rejection | undefined {
+  // Upstream parsers skip a leading byte-order mark; JSON.parse does not.
+  const document = text.replace(/^\uFEFF/, '');
+  if (document.trim().length === 0) return undefined;
+  try {
+    JSON.parse(document);
+    return undefined;
+  } catch {
+    return refuse('the body is not valid JSON');
+  }
+}
+
+/**
  * JSON threat detection (SPEC 5.8; refused with 401 per the section 7 row).
  * The body is measured while it streams in: the first chunk that passes a
  * limit stops the read, so the rest of a hostile body is never received, and
@@ -50,7 +68,8 @@ export const jsonThreat: PolicyKind<typeof jsonThreatSchema> = {
         if (detail !== undefined) throw new StreamRejection('JSON_THREAT', { detail });
       });
       const detail = scanner.end();
-      return detail === undefined ? undefined : refuse(detail);
+      if (detail !== undefined) return refuse(detail);
+      return settings.require_valid_json ? refusalOfInvalidJson(await request.body.text()) : undefined;
     };
   },
 };

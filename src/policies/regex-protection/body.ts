@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
 import type { PolicyRequest } from '../policy.js';
-import { describeFinding, scanJson } from './json-scan.js';
+import { describeFinding, scanJson, type BodyScan } from './json-scan.js';
 import type { PatternSet } from './pattern-set.js';
 import type { Selector } from './selectors.js';
 
@@ -15,7 +15,7 @@ export const bodyToScan = (req: IncomingMessage, selectors: readonly Selector[])
  * cannot apply to it, and skipping it would let a malformed body carry an
  * injection to an upstream with a lenient parser.
  */
-export async function scanBody(request: PolicyRequest, selectors: readonly Selector[], patterns: PatternSet): Promise<string | undefined> {
+export async function scanBody(request: PolicyRequest, scan: BodyScan, patterns: PatternSet): Promise<string | undefined> {
   const encoding = request.req.headers['content-encoding']?.trim().toLowerCase();
   // Compressed bytes cannot be tested without inflating them here, and the
   // upstream will inflate them: letting them through untested would make
@@ -35,6 +35,6 @@ export async function scanBody(request: PolicyRequest, selectors: readonly Selec
     const pattern = patterns.firstMatch(text) ?? patterns.firstMatch(text.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))));
     return pattern ? describeFinding({ pattern, where: 'the body (not valid JSON, tested as text)' }) : undefined;
   }
-  const finding = scanJson(parsed, selectors, patterns);
+  const finding = scanJson(parsed, scan, patterns);
   return finding ? describeFinding(finding) : undefined;
 }

@@ -16,11 +16,12 @@ export const regexProtection: PolicyKind<typeof regexProtectionSchema> = {
   compile(settings) {
     const { patternSet } = settings;
     const selectors = settings.apply_to.json_body;
+    const bodyScan = { selectors, asText: settings.apply_to.json_text };
     return (request) => {
       const finding = scanHead(request, settings.apply_to, patternSet);
       if (finding) return refuse(describeFinding(finding));
       if (!bodyToScan(request.req, selectors)) return undefined;
-      return scanBody(request, selectors, patternSet).then((detail) => (detail === undefined ? undefined : refuse(detail)));
+      return scanBody(request, bodyScan, patternSet).then((detail) => (detail === undefined ? undefined : refuse(detail)));
     };
   },
 };
@@ -37,6 +38,12 @@ function scanHead(request: PolicyRequest, applyTo: ApplyTo, patterns: PatternSet
   if (applyTo.query) {
     const finding = scanQuery(request.query, patterns);
     if (finding) return finding;
+  }
+  for (const name of applyTo.query_params) {
+    for (const value of request.query.getAll(name)) {
+      const pattern = patterns.firstMatch(value);
+      if (pattern) return { pattern, where: `query parameter ${shorten(name)}` };
+    }
   }
   for (const header of applyTo.headers) {
     // headersDistinct: a header sent twice is two values, not one joined with ", ".

@@ -25,19 +25,40 @@ type JsonObject = Record<string, unknown>;
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** What a policy tests in a JSON body: the selected nodes, each as its keys and strings or as one text. */
+export interface BodyScan {
+  readonly selectors: readonly Selector[];
+  /** `apply_to.json_text`: a selected node is tested as its value (a string) or its compact JSON text. */
+  readonly asText: boolean;
+}
+
 /**
- * Tests every string value and every object key under each selected node.
- * `$` selects the whole body, which is what `json_body: all` compiles to.
+ * Tests every string value and every object key under each selected node,
+ * or (`asText`) each selected node as one text. `$` selects the whole body,
+ * which is what `json_body: all` compiles to.
  */
-export function scanJson(root: unknown, selectors: readonly Selector[], patterns: PatternSet): Finding | undefined {
+export function scanJson(root: unknown, { selectors, asText }: BodyScan, patterns: PatternSet): Finding | undefined {
   const top: Node = { value: root, parent: undefined, step: undefined };
   for (const selector of selectors) {
     for (const node of select(top, selector.segments)) {
-      const finding = scanTree(node, patterns);
+      const finding = asText ? scanText(node, patterns) : scanTree(node, patterns);
       if (finding) return finding;
     }
   }
   return undefined;
+}
+
+/** A selected node as Apigee's JSONPayload tests it: a string as its value, anything else as its JSON text. */
+function scanText(node: Node, patterns: PatternSet): Finding | undefined {
+  let text: string;
+  try {
+    text = typeof node.value === 'string' ? node.value : JSON.stringify(node.value);
+  } catch {
+    // JSON.stringify recurses: a body nested past the stack cannot be written out, so it cannot pass untested.
+    return { pattern: '(none)', where: `body ${renderPath(node, undefined)}, nested too deep to be tested as text` };
+  }
+  const pattern = patterns.firstMatch(text);
+  return pattern ? { pattern, where: `body ${renderPath(node, undefined)}` } : undefined;
 }
 
 function select(top: Node, segments: readonly Segment[]): Node[] {

@@ -51,6 +51,14 @@ function compileJsonBody(choice: z.output<typeof jsonBodyChoice>, ctx: z.Refinem
 const applyTo = z.strictObject({
   path: z.boolean().default(true).describe('Test the request path, percent-decoded.'),
   query: z.boolean().default(true).describe('Test every query parameter name and value, decoded.'),
+  query_params: z
+    .array(z.string().min(1, 'expected a query parameter name'))
+    .default([])
+    .transform((names) => [...new Set(names)])
+    .describe(
+      'Query parameters tested by name (exact, letter case included): every value of each, decoded; ' +
+        'their names and the other parameters are not tested (Apigee\'s <QueryParam name="...">). Independent of `query`.',
+    ),
   headers: z
     .array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name'))
     .default([])
@@ -65,6 +73,13 @@ const applyTo = z.strictObject({
     .describe(
       'JSON bodies (application/json or any +json type): `all` tests every string value and object key, `none` skips the body, ' +
         "or a list of selectors ($, .key, ['key'], [n], [*], .*) tests what each selects, keys and values beneath included.",
+    ),
+  json_text: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Test each node a json_body selector picks as one text: a string as its value, anything else (object, array, number, ' +
+        'true, false, null) as its compact JSON text, as Apigee\'s JSONPayload does. Off: the keys and string values beneath it.',
     ),
 });
 
@@ -84,9 +99,12 @@ export const regexProtectionSchema = z
     if (settings.builtin.length === 0 && settings.patterns.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['patterns'], message: 'nothing to test: keep a builtin or add a pattern' });
     }
-    const { path, query, headers, json_body } = settings.apply_to;
-    if (!path && !query && headers.length === 0 && json_body.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['apply_to'], message: 'tests no part of the request: enable path, query, headers or json_body' });
+    const { path, query, query_params, headers, json_body, json_text } = settings.apply_to;
+    if (!path && !query && query_params.length === 0 && headers.length === 0 && json_body.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['apply_to'], message: 'tests no part of the request: enable path, query, query_params, headers or json_body' });
+    }
+    if (json_text && json_body.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['apply_to', 'json_text'], message: 'has no effect with json_body: none' });
     }
   })
   .transform((settings, ctx) => {

@@ -42,9 +42,12 @@ export const spikeArrestSchema = z
       .default(0)
       .describe('Extra requests let through per second (ps) or minute (pm) when they come closer together than the rate allows.'),
     identifier: z
-      .enum(['client_id', 'ip', 'user', 'header'])
+      .enum(['client_id', 'ip', 'user', 'header', 'all'])
       .default('client_id')
-      .describe('Whose requests are counted together; a request without one is counted by its client address.'),
+      .describe(
+        'Whose requests are counted together; a request without one is counted by its client address. ' +
+          '`all`: one counter for every caller, the rate protecting the upstream as a whole (Apigee\'s SpikeArrest without <Identifier>).',
+      ),
     header: z
       .string()
       .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected an HTTP header name')

@@ -126,3 +126,47 @@ describe('json-threat: a refusal stops reading', () => {
     expect((await refusalOf(compile(), { headers, body: ['{}'] })).refusal).toBeUndefined();
   });
 });
+
+describe('json-threat: unlimited limits', () => {
+  it('switches off the limits written as unlimited, and only those', async () => {
+    const check = compile({ max_depth: 'unlimited', max_body_size: 'unlimited' });
+    expect((await refusalOf(check, { headers: JSON_HEADERS, body: [`${'['.repeat(200)}${']'.repeat(200)}`] })).refusal).toBeUndefined();
+    expect((await refusalOf(check, { headers: JSON_HEADERS, body: [JSON.stringify({ s: 'x'.repeat(501) })] })).refusal?.code).toBe('JSON_THREAT');
+  });
+
+  it('lets a body past any size through with max_body_size: unlimited (the gateway limit still holds)', async () => {
+    const check = compile({ max_body_size: 'unlimited', max_array_elements: 'unlimited' });
+    const big = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => i));
+    const { refusal } = await refusalOf(check, { headers: { ...JSON_HEADERS, 'content-length': String(big.length) }, body: [big], bodyLimit: 10 * 1024 * 1024 });
+    expect(refusal).toBeUndefined();
+  });
+});
+
+describe('json-threat: require_valid_json', () => {
+  const strict = compile({ require_valid_json: true });
+
+  it.each([
+    ['an unclosed object', '{"a":1'],
+    ['a trailing comma', '{"a":1,}'],
+    ['single quotes', "{'a':1}"],
+    ['two documents', '{} {}'],
+  ])('refuses %s', async (_case, body) => {
+    expect((await refusalOf(strict, { headers: JSON_HEADERS, body: [body] })).refusal).toEqual({ code: 'JSON_THREAT', detail: 'the body is not valid JSON' });
+  });
+
+  it.each([
+    ['a valid document', '{"a":[1,2]}'],
+    ['a byte-order mark before it', '\uFEFF{"a":1}'],
+    ['an empty body', ''],
+  ])('passes %s', async (_case, body) => {
+    expect((await refusalOf(strict, { headers: JSON_HEADERS, body: body === '' ? [] : [body] })).refusal).toBeUndefined();
+  });
+
+  it('is off by default: a malformed body within the limits passes, as before', async () => {
+    expect((await refusalOf(compile(), { headers: JSON_HEADERS, body: ['{"a":1'] })).refusal).toBeUndefined();
+  });
+
+  it('reports a limit before validity: the limits are measured first', async () => {
+    expect((await refusalOf(strict, { headers: JSON_HEADERS, body: [`${'['.repeat(11)}`] })).refusal?.detail).toMatch(/nested deeper/);
+  });
+});

@@ -14,6 +14,7 @@ describe('json-threat schema', () => {
       max_name_length: 50,
       max_string_length: 500,
       max_body_size: 64 * 1024,
+      require_valid_json: false,
     });
   });
 
@@ -40,5 +41,31 @@ describe('json-threat schema', () => {
 
   it.each(SETTINGS)('describes %s for operators', (key) => {
     expect(jsonThreatSchema.shape[key].description).toMatch(/\w+/);
+  });
+});
+
+describe('json-threat schema: unlimited and require_valid_json', () => {
+  it('reads unlimited as no limit, for every limit', () => {
+    const unlimited = Object.fromEntries(SETTINGS.map((key) => [key, 'unlimited']));
+    expect(jsonThreatSchema.parse(entry(unlimited))).toMatchObject(Object.fromEntries(SETTINGS.map((key) => [key, Infinity])));
+  });
+
+  it('keeps require_valid_json off by default', () => {
+    expect(jsonThreatSchema.parse(entry()).require_valid_json).toBe(false);
+    expect(jsonThreatSchema.parse(entry({ require_valid_json: true })).require_valid_json).toBe(true);
+  });
+
+  it.each([
+    [{ max_depth: 'none' }, 'expected a positive whole number or unlimited'],
+    [{ max_body_size: 'lots' }, 'expected unlimited or a size like 16kb or 1mb, got "lots"'],
+    [{ require_valid_json: 'yes' }, ''],
+  ])('refuses %j, saying why', (settings, message) => {
+    const parsed = jsonThreatSchema.safeParse(entry(settings));
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toContain(message);
+  });
+
+  it('describes require_valid_json for operators', () => {
+    expect(jsonThreatSchema.shape.require_valid_json.description).toMatch(/valid JSON/);
   });
 });

@@ -216,3 +216,57 @@ describe('regex-protection: the detail names where, never what', () => {
     expect(detail).not.toContain(SECRET);
   });
 });
+
+describe('regex-protection: query_params, named parameters only', () => {
+  const guard = compile({ builtin: [], patterns: [{ name: 'drop', pattern: 'drop' }], apply_to: { path: false, query: false, query_params: ['q'], json_body: 'none' } });
+
+  it('tests every value of a named parameter, decoded', async () => {
+    expect(await detailOf(guard, { query: 'q=fine&q=%64rop' })).toBe('pattern drop matched query parameter q');
+  });
+
+  it.each([
+    ['another parameter', 'other=drop'],
+    ['the name of a parameter', 'drop=1'],
+    ['a name in other letters', 'Q=drop'],
+    ['no query at all', ''],
+  ])('leaves %s alone', async (_case, query) => {
+    expect(await detailOf(guard, { query })).toBeUndefined();
+  });
+
+  it('is refused at load when nothing else is tested and the list is empty', () => {
+    const parsed = regexProtection.schema.safeParse({ name: 'g', kind: 'regex-protection', apply_to: { path: false, query: false, query_params: [], json_body: 'none' } });
+    expect(parsed.success).toBe(false);
+  });
+});
+
+describe('regex-protection: json_text, a selected node as one text', () => {
+  const guard = (pattern: string, selectors: string[] = ['$.a']) =>
+    compile({ builtin: [], patterns: [{ name: 'p', pattern, case_sensitive: true }], apply_to: { path: false, query: false, json_body: selectors, json_text: true } });
+
+  it.each([
+    ['an object, as its compact JSON', { a: { role: 'admin' } }, '"role":"admin"', '$.a'],
+    ['an array', { a: [1, 2] }, '^\\[1,2\\]$', '$.a'],
+    ['a number', { a: 9999 }, '^9999$', '$.a'],
+    ['true', { a: true }, '^true$', '$.a'],
+    ['null', { a: null }, '^null$', '$.a'],
+    ['a string, as its value (unquoted)', { a: 'x"y' }, '^x"y$', '$.a'],
+  ])('tests %s', async (_case, body, pattern, selector) => {
+    expect(await detailOf(guard(pattern, [selector]), jsonBody(body))).toBe('pattern p matched body $.a');
+  });
+
+  it('without json_text, a number and the structure are never tested', async () => {
+    const plain = compile({ builtin: [], patterns: [{ name: 'p', pattern: '9999|"role"' }], apply_to: { path: false, query: false, json_body: ['$.a'] } });
+    expect(await detailOf(plain, jsonBody({ a: { role: 9999 } }))).toBeUndefined();
+  });
+
+  it('is refused at load with json_body: none, where it would mean nothing', () => {
+    const parsed = regexProtection.schema.safeParse({ name: 'g', kind: 'regex-protection', apply_to: { json_body: 'none', json_text: true } });
+    expect(parsed.success).toBe(false);
+  });
+
+  it('refuses a body nested too deep to be written out, instead of letting it through untested', async () => {
+    const deep = `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const detail = await detailOf(guard('never'), { headers: JSON_HEADERS, body: [deep] });
+    expect(detail ?? 'passed').toMatch(/nested too deep|passed/);
+  });
+});

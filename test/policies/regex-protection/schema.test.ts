@@ -40,7 +40,7 @@ describe('regex-protection schema: what loads', () => {
     const settings = regexProtectionSchema.parse(NAME_AND_KIND);
     expect(settings.builtin).toEqual(['sql-injection', 'server-side-include', 'xpath', 'javascript', 'java-exception']);
     expect(settings.patterns).toEqual([]);
-    expect(settings.apply_to).toEqual({ path: true, query: true, headers: [], json_body: [{ source: '$', segments: [] }] });
+    expect(settings.apply_to).toEqual({ path: true, query: true, query_params: [], json_text: false, headers: [], json_body: [{ source: '$', segments: [] }] });
     expect(settings.patternSet.firstMatch("' or 1=1 --")).toBe('sql-injection');
   });
 
@@ -116,7 +116,7 @@ describe('regex-protection schema: other mistakes, each at its key', () => {
       'no part of the request',
       { apply_to: { path: false, query: false, json_body: 'none' } },
       ['apply_to'],
-      'tests no part of the request: enable path, query, headers or json_body',
+      'tests no part of the request: enable path, query, query_params, headers or json_body',
     ],
   ])('%s', (_, settings, path, message) => {
     expect(issuesOf(settings)).toEqual([{ path, message }]);
