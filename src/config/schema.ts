@@ -63,7 +63,7 @@ export const gatewayConfigSchema = z.strictObject({
     .describe('An HTTPS listener beside the plain HTTP one.'),
   workers: z
     .union([z.literal('auto'), z.number().int().min(1).max(256)])
-    .default(1)
+    .default(DEFAULTS.workers)
     .describe('Gateway processes sharing the port (node:cluster): a number, or auto for one per core. More than one needs store: redis.'),
   issuer: httpUrl.optional().describe('Public base URL of this deployment; default http://<listen.host>:<listen.port>.'),
   environment: z
@@ -87,7 +87,7 @@ export const gatewayConfigSchema = z.strictObject({
     .prefault({}),
   keys: z
     .strictObject({
-      algorithm: z.enum(['ES256', 'RS256', 'PS256', 'EdDSA']).default('ES256'),
+      algorithm: z.enum(['ES256', 'RS256', 'PS256', 'EdDSA']).default(DEFAULTS.keys.algorithm),
       rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100 }),
       encryption_key_file: z
         .string()
@@ -123,7 +123,7 @@ export const gatewayConfigSchema = z.strictObject({
     .describe('Failed password attempts locking a username or a client address for a cool-down; 0 turns a counter off.'),
   log: z
     .strictObject({
-      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(DEFAULTS.log.level),
     })
     .prefault({}),
 }).superRefine((config, ctx) => {

@@ -83,7 +83,7 @@ export const storeSchema = z
     },
     z.strictObject({ redis: redisOptions.optional() }, { error: (issue) => (issue.code === 'invalid_type' ? STORE_HINT : undefined) }),
   )
-  .prefault('memory')
+  .prefault(DEFAULTS.store)
   .transform(({ redis }): StoreConfig => {
     if (!redis) return { kind: 'memory' };
     const { url: _url, cluster: _cluster, sentinels: _sentinels, name: _name, ...settings } = redis;
