@@ -21,7 +21,7 @@ export const LAYERS: ReadonlyArray<readonly string[]> = [
   ['admin'],
   ['lifecycle', 'cluster'],
   ['cli', 'index'],
-  ['demo', 'deploy'],
+  ['demo', 'deploy', 'docs'],
 ];
 
 const SRC = resolve('src');

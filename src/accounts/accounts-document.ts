@@ -170,6 +170,6 @@ export class AccountsDocument {
 
 function fieldText(key: string, value: string | readonly string[]): string {
   if (typeof value !== 'string') return `[${value.map((item) => scalarText(item)).join(', ')}]`;
-  // Hashes are double-quoted as the README shows them: `$`, `,` and `=` are safe there in any context.
+  // Hashes are double-quoted as docs/configuration.md shows them: `$`, `,` and `=` are safe there in any context.
   return scalarText(value, key.endsWith('_hash') ? 'double' : 'plain');
 }

@@ -87,7 +87,7 @@ export class AccountRegistry {
  * What is kept is an HMAC of the secret under a key that lives only in this
  * process, never the secret. Someone able to read the process's memory could
  * test guesses against it at HMAC speed, which is why app secrets are
- * random with at least 128 bits (README, accounts.yaml);
+ * random with at least 128 bits (docs/configuration.md, accounts.yaml);
  * user passwords, chosen by people, are never cached.
  */
 class VerifiedSecrets {

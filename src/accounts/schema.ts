@@ -4,21 +4,25 @@ import { PHC_ARGON2 } from './secret-hash.js';
 
 const phcHash = z
   .string()
-  .regex(PHC_ARGON2, 'expected an argon2id PHC string from `token-gateway hash-secret` (plain text is never accepted)');
+  .regex(PHC_ARGON2, 'expected an argon2id PHC string from `token-gateway hash-secret` (plain text is never accepted)')
+  .meta({ 'x-accepts': 'argon2id PHC string' });
 
 // Any status other than `active` refuses authentication (SPEC 5.9); the value
 // itself is the operator's vocabulary (suspended, locked, ...).
-const status = z.string().min(1).describe('Only "active" authenticates.');
+const status = z
+  .string()
+  .min(1)
+  .describe('Only `active` authenticates; anything else (suspended, locked, ...) answers "Your account is in invalid state" once the credentials are right.');
 
 const user = z.strictObject({
-  username: z.string().min(1),
-  password_hash: phcHash,
+  username: z.string().min(1).describe('The developer login name; unique.'),
+  password_hash: phcHash.describe('The hash of the password, from `token-gateway hash-secret`; plain text is refused.'),
   status,
 });
 
 const app = z.strictObject({
-  client_id: z.string().min(1),
-  client_secret_hash: phcHash,
+  client_id: z.string().min(1).describe("The application's public identifier; unique."),
+  client_secret_hash: phcHash.describe('The hash of the client secret, from `token-gateway hash-secret`; plain text is refused.'),
   status,
   policies: policyNames.describe("Run once the client is known (after the route's policies), e.g. its own IP range or hours."),
 });
@@ -34,8 +38,8 @@ const uniqueBy = <T>(items: readonly T[], key: (item: T) => string, ctx: z.Refin
 
 export const accountsSchema = z
   .strictObject({
-    users: z.array(user).default([]),
-    apps: z.array(app).default([]),
+    users: z.array(user).default([]).describe('Developer accounts: username and password.'),
+    apps: z.array(app).default([]).describe('Applications: client_id and client_secret.'),
   })
   .superRefine((accounts, ctx) => {
     uniqueBy(accounts.users, (u) => u.username, ctx, 'users', 'username');

@@ -1,89 +1,88 @@
 /**
  * Every default of gateway.yaml in one place, each with the reason for its
- * value. The README's configuration reference repeats this file.
+ * value. The reason is a string rather than a comment so that the
+ * configuration reference in docs/configuration.md prints it (`npm run docs`);
+ * the code reads the values only, through DEFAULTS.
  */
-export const DEFAULTS = Object.freeze({
+
+/** A default value and why it is that value. */
+export interface Reasoned<T> {
+  readonly value: T;
+  readonly why: string;
+}
+
+const reasoned = <const T extends string | number>(value: T, why: string): Reasoned<T> => Object.freeze({ value, why });
+
+/** The tree of reasons, shaped like gateway.yaml (with `redis` for `store.redis` and `route` for `routes[]`). */
+export const DEFAULT_REASONS = Object.freeze({
   listen: {
-    /** Loopback: a fresh install must not be reachable from the network by accident. */
-    host: '127.0.0.1',
-    /** The port the README's curl walk-through uses. */
-    port: 8080,
+    host: reasoned('127.0.0.1', 'Loopback: a fresh install must not be reachable from the network by accident.'),
+    port: reasoned(8080, "The port the README's curl walk-through uses."),
   },
   admin: {
-    /** Loopback, as Envoy's and Kong's admin listeners: metrics and the admin API are for the operator's own tooling. */
-    host: '127.0.0.1',
-    /** Envoy's admin port, familiar to operators; clear of 8080 (gateway), 8081 (demo upstream) and 9090 (Prometheus). */
-    port: 9901,
+    host: reasoned('127.0.0.1', "Loopback, as Envoy's and Kong's admin listeners: metrics and the admin API are for the operator's own tooling."),
+    port: reasoned(9901, "Envoy's admin port, familiar to operators; clear of 8080 (gateway), 8081 (demo upstream) and 9090 (Prometheus)."),
   },
   tls: {
-    /** The usual alternative HTTPS port for a service that does not run as root. */
-    port: 8443,
+    port: reasoned(8443, 'The usual alternative HTTPS port for a service that does not run as root.'),
   },
-  /** One process, no dependencies; `redis://...` when several instances must act as one. */
-  store: 'memory',
+  workers: reasoned(1, 'One process works with every store; more than one needs the shared store (store: redis).'),
+  store: reasoned('memory', 'One process, no dependencies; `redis://...` when several instances must act as one.'),
   redis: {
-    /** Every Redis command gives up after this: a slow Redis answers 503 instead of piling up work. */
-    command_timeout: '1s',
-    /** A connection attempt that takes longer is abandoned and retried with back-off. */
-    connect_timeout: '2s',
-    /** Full reload of the revocation list and key ring, closing any gap pub/sub left (missed messages, partitions). */
-    resync_interval: '30s',
-    /** Store commands in flight per instance before new ones are refused with 503 rather than queued. */
-    max_pending: 1000,
+    command_timeout: reasoned('1s', 'Every Redis command gives up after this: a slow Redis answers 503 instead of piling up work.'),
+    connect_timeout: reasoned('2s', 'A connection attempt that takes longer is abandoned and retried with back-off.'),
+    resync_interval: reasoned('30s', 'Full reload of the revocation list and key ring, closing any gap pub/sub left (missed messages, partitions).'),
+    max_pending: reasoned(1000, 'Store commands in flight per instance before new ones are refused with 503 rather than queued.'),
   },
-  /** Beside gateway.yaml, resolved relative to the config file. */
-  accounts: './accounts.yaml',
+  accounts: reasoned('./accounts.yaml', 'Beside gateway.yaml, resolved relative to the config file.'),
   tokens: {
-    /** SPEC 2.1 rule 1 and section 8: access tokens live 30 minutes. */
-    access_ttl: '30m',
-    /** SPEC 2.1 rule 2 and section 8: refresh tokens live 24 hours. */
-    refresh_ttl: '24h',
-    /** Tolerates small clock drift between token issuer and validator without extending lifetimes meaningfully. */
-    clock_leeway: '5s',
+    // SPEC 2.1 rules 1 and 2, section 8 (docs/http-contract.md).
+    access_ttl: reasoned('30m', 'The service contract: access tokens live 30 minutes.'),
+    refresh_ttl: reasoned('24h', 'The service contract: refresh tokens live 24 hours.'),
+    clock_leeway: reasoned('5s', 'Tolerates small clock drift between token issuer and validator without extending lifetimes meaningfully.'),
   },
   keys: {
-    /** ES256: ~10,000 signatures/s against ~1,300 for RS256 on our machines, with a 64-byte signature. */
-    algorithm: 'ES256',
-    /** Daily rotation bounds the exposure of one key; each key is published a full interval before it signs. */
-    rotation_interval: '24h',
+    algorithm: reasoned('ES256', 'ES256: ~10,000 signatures/s against ~1,300 for RS256 on our machines, with a 64-byte signature.'),
+    rotation_interval: reasoned('24h', 'Daily rotation bounds the exposure of one key; each key is published a full interval before it signs.'),
   },
   limits: {
-    /** Proxied bodies: generous for JSON APIs, small enough that a flood cannot exhaust memory upstream. */
-    body_size: '1mb',
-    /** Token and revocation requests carry four short strings; nothing legitimate comes near 16 KiB. */
-    oauth_body_size: '16kb',
-    /** Deeper than any real credential document; refused before JSON.parse sees it. */
-    json_depth: 32,
-    /** Slowloris protection: a client has this long to send its request headers. */
-    headers_timeout: '10s',
-    /** A client has this long to send its whole request. */
-    request_timeout: '30s',
-    /** Slightly above common load balancers' idle timeouts would cause races; below is safe. */
-    keep_alive_timeout: '5s',
-    /** SIGTERM: in-flight requests get this long to finish, below Kubernetes' default 30 s grace period. */
-    shutdown_grace: '10s',
+    body_size: reasoned('1mb', 'Proxied bodies: generous for JSON APIs, small enough that a flood cannot exhaust memory upstream.'),
+    oauth_body_size: reasoned('16kb', 'Token and revocation requests carry four short strings; nothing legitimate comes near 16 KiB.'),
+    json_depth: reasoned(32, 'Deeper than any real credential document; refused before JSON.parse sees it.'),
+    headers_timeout: reasoned('10s', 'Slowloris protection: a client has this long to send its request headers.'),
+    request_timeout: reasoned('30s', 'A client has this long to send its whole request.'),
+    keep_alive_timeout: reasoned('5s', "Slightly above common load balancers' idle timeouts would cause races; below is safe."),
+    shutdown_grace: reasoned('10s', "SIGTERM: in-flight requests get this long to finish, below Kubernetes' default 30 s grace period."),
   },
-  /** Beside gateway.yaml; a folder that does not exist is an empty policy set. */
-  policies: './policies',
+  policies: reasoned('./policies', 'Beside gateway.yaml; a folder that does not exist is an empty policy set.'),
   brute_force: {
-    /** Failed passwords for one username before it is locked; a person mistyping stays far below. */
-    max_failures_per_username: 10,
-    /** Failed passwords from one address before it is locked: high, because offices and mobile carriers share addresses. */
-    max_failures_per_address: 100,
-    /** Failures are counted within this window. */
-    window: '15m',
-    /** How long a locked username or address is refused, whatever it sends. */
-    cool_down: '15m',
+    max_failures_per_username: reasoned(10, 'Failed passwords for one username before it is locked; a person mistyping stays far below.'),
+    max_failures_per_address: reasoned(100, 'Failed passwords from one address before it is locked: high, because offices and mobile carriers share addresses.'),
+    window: reasoned('15m', 'Failures are counted within this window.'),
+    cool_down: reasoned('15m', 'How long a locked username or address is refused, whatever it sends.'),
   },
   route: {
-    /** An upstream that has sent nothing for this long is answered with 504. */
-    timeout: '30s',
+    timeout: reasoned('30s', 'An upstream that has sent nothing for this long is answered with 504.'),
   },
   log: {
-    /** One access line per request at info; debug adds internal detail (never secrets). */
-    level: 'info',
+    level: reasoned('info', 'One access line per request at info; debug adds internal detail (never secrets).'),
   },
 });
+
+type Values<T> = { readonly [K in keyof T]: T[K] extends Reasoned<infer V> ? V : Values<T[K]> };
+
+function valuesOf<T extends object>(tree: T): Values<T> {
+  const values = Object.entries(tree).map(([key, node]) => [key, isReasoned(node) ? node.value : valuesOf(node as object)]);
+  return Object.freeze(Object.fromEntries(values)) as Values<T>;
+}
+
+/** True for a leaf of DEFAULT_REASONS. */
+export function isReasoned(node: unknown): node is Reasoned<string | number> {
+  return typeof node === 'object' && node !== null && 'value' in node && 'why' in node;
+}
+
+/** The values alone, as the schema reads them: `DEFAULTS.listen.port` is 8080. */
+export const DEFAULTS = valuesOf(DEFAULT_REASONS);
 
 /** The hard ceiling for `tokens.clock_leeway`: more would silently extend token lifetimes. */
 export const MAX_CLOCK_LEEWAY_MS = 60_000;

@@ -7,6 +7,9 @@ export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 // `prefault` (not `default`) so that defaults go through the same parsing as
 // written values: a default duration is a string like any other.
+//
+// The `x-format` metadata names the kind of value for the configuration
+// reference that `npm run docs` writes (src/docs/); parsing never reads it.
 
 export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) =>
   z
@@ -23,7 +26,8 @@ export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTE
       }
       return ms;
     })
-    .prefault(fallback);
+    .prefault(fallback)
+    .meta({ 'x-format': 'duration', 'x-minimum-ms': min, 'x-maximum-ms': max });
 
 export const size = (fallback: string) =>
   z
@@ -36,7 +40,8 @@ export const size = (fallback: string) =>
       }
       return bytes;
     })
-    .prefault(fallback);
+    .prefault(fallback)
+    .meta({ 'x-format': 'size' });
 
 export const httpUrl = z
   .string()
@@ -48,7 +53,11 @@ export const httpUrl = z
       return false;
     }
   }, 'expected an http:// or https:// URL without query or fragment')
-  .transform((text) => text.replace(/\/+$/, ''));
+  .transform((text) => text.replace(/\/+$/, ''))
+  .meta({ 'x-format': 'http-url' });
+
+/** A file named in gateway.yaml: a relative path is resolved from the folder of gateway.yaml (config/load.ts). */
+export const filePath = z.string().min(1).meta({ 'x-format': 'file' });
 
 
 /** An IPv4 or IPv6 range (`10.0.0.0/8`, `2001:db8::/32`) or a lone address, parsed at load. */
@@ -64,4 +73,5 @@ export const cidr = z.string().transform((text, ctx) => {
 /** One range or a list of them, compiled into AddressRanges. */
 export const cidrList = z
   .preprocess((value) => (typeof value === 'string' ? [value] : value), z.array(cidr))
-  .transform((ranges) => new AddressRanges(ranges));
+  .transform((ranges) => new AddressRanges(ranges))
+  .meta({ 'x-format': 'address-ranges' });

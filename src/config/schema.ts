@@ -1,131 +1,198 @@
 import { z } from 'zod';
 import { DEFAULTS, MAX_CLOCK_LEEWAY_MS } from './defaults.js';
-import { cidrList, duration, httpUrl, POLICY_NAME, size } from './fields.js';
+import { cidrList, duration, filePath, httpUrl, POLICY_NAME, size } from './fields.js';
 import { POLICY_ENDPOINTS, RESERVED_PREFIXES, type PolicyEndpoint } from './paths.js';
 import { describeStore, storeSchema } from './store-schema.js';
 
 /** Names of policies (from the policies folder), in the order they run. */
 export const policyNames = z
   .array(z.string().regex(POLICY_NAME, 'expected the name of a policy defined in the policies folder'))
-  .default([]);
+  .default([])
+  .meta({ 'x-format': 'policy-names' });
 
 const policies = z
   .union([
     z.string().min(1).transform((folder) => ({ folder, defaults: [] as string[], endpoints: {} as Partial<Record<PolicyEndpoint, string[]>> })),
     z.strictObject({
-      folder: z.string().min(1).default(DEFAULTS.policies).describe('The folder of policy files (*.yaml, *.yml), watched for changes.'),
-      defaults: policyNames.describe('Run first on every route and OAuth endpoint.'),
+      folder: filePath.default(DEFAULTS.policies).describe('The folder of policy files (*.yaml, *.yml), watched for changes.'),
+      defaults: policyNames.describe('Run first on every route and on the five OAuth endpoints.'),
       endpoints: z
         .strictObject(Object.fromEntries(POLICY_ENDPOINTS.map((path) => [path, policyNames.optional()])) as Record<PolicyEndpoint, z.ZodOptional<typeof policyNames>>)
         .default({})
-        .describe('Policies of the token service endpoints, run after the defaults.'),
+        .describe('Policies of the token service endpoints, run after the defaults on that endpoint.'),
     }),
   ])
-  .prefault(DEFAULTS.policies);
+  .prefault(DEFAULTS.policies)
+  .meta({ 'x-accepts': 'the folder, or an object' })
+  .describe('The policies folder, or the object form below with the policies attached to every route and endpoint.');
 
 const route = z.strictObject({
   path: z
     .string()
     .regex(/^\/[^?#\s]*$/, 'expected a path prefix starting with "/" (no query, fragment or spaces)')
-    .describe('Path prefix matched on segment boundaries; the request path is forwarded unchanged.'),
+    .describe('Path prefix matched on segment boundaries; the request path is forwarded unchanged, prefix included.'),
   upstream: httpUrl.describe('Base URL of the backend that receives matching requests.'),
-  timeout: duration(DEFAULTS.route.timeout).describe('Idle time allowed to the upstream before a 504.'),
+  timeout: duration(DEFAULTS.route.timeout).describe(
+    'Time to the response headers (queueing and connecting included), then the longest silence allowed mid-response; past it, 504 or a cut connection.',
+  ),
   policies: policyNames.describe('Run after the defaults, in this order, before the request is forwarded.'),
 });
 
 export const gatewayConfigSchema = z.strictObject({
   listen: z
     .strictObject({
-      host: z.string().min(1).default(DEFAULTS.listen.host),
-      port: z.number().int().min(0).max(65535).default(DEFAULTS.listen.port),
+      host: z.string().min(1).default(DEFAULTS.listen.host).describe('Address of the plain HTTP listener.'),
+      port: z
+        .number()
+        .int()
+        .min(0)
+        .max(65535)
+        .default(DEFAULTS.listen.port)
+        .describe('Port of the plain HTTP listener; `serve --port N` overrides it.'),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('The plain HTTP listener that clients call.'),
   admin: z
     .strictObject({
-      host: z.string().min(1).default(DEFAULTS.admin.host),
-      port: z.number().int().min(0).max(65535).default(DEFAULTS.admin.port),
-      token_file: z
-        .string()
-        .min(1)
+      host: z.string().min(1).default(DEFAULTS.admin.host).describe('Address of the admin listener.'),
+      port: z
+        .number()
+        .int()
+        .min(0)
+        .max(65535)
+        .default(DEFAULTS.admin.port)
+        .describe('Port of the admin listener; 0 picks a free port (logged as adminUrl).'),
+      token_file: filePath
         .optional()
-        .describe('File holding the bearer token the admin API (not metrics or probes) requires; needed when host is not loopback.'),
+        .describe(
+          'File holding the bearer token the admin API requires (at least 16 characters, surrounding whitespace ignored; ' +
+            're-read on every reload, SIGHUP); needed when host is not loopback. /metrics and the probes never need it.',
+        ),
     })
     .prefault({})
     .describe('The admin listener: /metrics, /livez, /readyz and the admin API used by the CLI.'),
   tls: z
     .strictObject({
-      host: z.string().min(1).optional().describe('Default: listen.host.'),
-      port: z.number().int().min(0).max(65535).default(DEFAULTS.tls.port),
-      cert_file: z.string().min(1).describe('PEM certificate chain, leaf first; re-read when it changes.'),
-      key_file: z.string().min(1).describe('PEM private key of the certificate; re-read when it changes.'),
+      host: z.string().min(1).optional().meta({ 'x-default': '`listen.host`' }).describe('Address of the HTTPS listener.'),
+      port: z.number().int().min(0).max(65535).default(DEFAULTS.tls.port).describe('Port of the HTTPS listener.'),
+      cert_file: filePath.describe('PEM certificate chain, leaf first; re-read when it changes.'),
+      key_file: filePath.describe('PEM private key of the certificate; re-read when it changes.'),
     })
     .optional()
-    .describe('An HTTPS listener beside the plain HTTP one.'),
+    .describe('An HTTPS listener beside the plain HTTP one; without it there is none.'),
   workers: z
     .union([z.literal('auto'), z.number().int().min(1).max(256)])
-    .default(1)
+    .default(DEFAULTS.workers)
     .describe('Gateway processes sharing the port (node:cluster): a number, or auto for one per core. More than one needs store: redis.'),
-  issuer: httpUrl.optional().describe('Public base URL of this deployment; default http://<listen.host>:<listen.port>.'),
+  issuer: httpUrl
+    .optional()
+    .meta({ 'x-default': '`http://<listen.host>:<listen.port>`' })
+    .describe('Public base URL of this deployment: the `iss` of every token and the base of every URL in the discovery document.'),
   environment: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'expected a short lower-case name like sandbox, uat or production')
     .optional()
     .describe('Prefixes every Redis key, so environments sharing a Redis never see each other; required with Redis.'),
   store: storeSchema,
-  accounts: z.string().min(1).default(DEFAULTS.accounts),
+  accounts: filePath.default(DEFAULTS.accounts).describe('The accounts file: users and apps.'),
   tokens: z
     .strictObject({
-      access_ttl: duration(DEFAULTS.tokens.access_ttl, { min: 1_000 }),
-      refresh_ttl: duration(DEFAULTS.tokens.refresh_ttl, { min: 1_000 }),
-      clock_leeway: duration(DEFAULTS.tokens.clock_leeway, { min: 0, max: MAX_CLOCK_LEEWAY_MS }),
-      audience: z.string().min(1).optional().describe('The `aud` of access tokens; default the issuer.'),
+      access_ttl: duration(DEFAULTS.tokens.access_ttl, { min: 1_000 }).describe('Lifetime of access tokens; sets `expires_in`.'),
+      refresh_ttl: duration(DEFAULTS.tokens.refresh_ttl, { min: 1_000 }).describe(
+        'Lifetime of a refresh token, from its own issue; must not be shorter than access_ttl.',
+      ),
+      clock_leeway: duration(DEFAULTS.tokens.clock_leeway, { min: 0, max: MAX_CLOCK_LEEWAY_MS }).describe(
+        'Tolerated clock skew on `exp` and `iat`.',
+      ),
+      audience: z
+        .string()
+        .min(1)
+        .optional()
+        .meta({ 'x-default': 'the issuer' })
+        .describe('The `aud` of access tokens, checked at the edge.'),
       trusted_issuers: z
         .array(httpUrl)
         .default([])
         .describe("Other regions' issuers of the same environment whose tokens this host accepts (shared store and key ring)."),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('The tokens this gateway issues and the issuers whose tokens it accepts.'),
   keys: z
     .strictObject({
-      algorithm: z.enum(['ES256', 'RS256', 'PS256', 'EdDSA']).default('ES256'),
-      rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100 }),
-      encryption_key_file: z
-        .string()
-        .min(1)
+      algorithm: z
+        .enum(['ES256', 'RS256', 'PS256', 'EdDSA'])
+        .default(DEFAULTS.keys.algorithm)
+        .describe('The signing algorithm (EdDSA is Ed25519); a change applies from the next key.'),
+      rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100 }).describe('How long each key signs.'),
+      encryption_key_file: filePath
         .optional()
-        .describe('File holding the base64 32-byte key that encrypts private keys in Redis (or TOKEN_GATEWAY_KEY_ENCRYPTION_KEY).'),
+        .describe(
+          'With Redis, this file or the environment variable TOKEN_GATEWAY_KEY_ENCRYPTION_KEY holds the key-encryption key: ' +
+            'the base64 32-byte key that encrypts the private signing keys in Redis.',
+        ),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('The signing keys the gateway generates and rotates itself.'),
   limits: z
     .strictObject({
-      body_size: size(DEFAULTS.limits.body_size),
-      oauth_body_size: size(DEFAULTS.limits.oauth_body_size),
-      json_depth: z.number().int().min(1).max(1000).default(DEFAULTS.limits.json_depth),
-      headers_timeout: duration(DEFAULTS.limits.headers_timeout, { min: 100 }),
-      request_timeout: duration(DEFAULTS.limits.request_timeout, { min: 100 }),
-      keep_alive_timeout: duration(DEFAULTS.limits.keep_alive_timeout, { min: 100 }),
-      shutdown_grace: duration(DEFAULTS.limits.shutdown_grace, { min: 0 }),
+      body_size: size(DEFAULTS.limits.body_size).describe('Largest proxied request body (Content-Length or chunked).'),
+      oauth_body_size: size(DEFAULTS.limits.oauth_body_size).describe('Largest token or revocation request body.'),
+      json_depth: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(DEFAULTS.limits.json_depth)
+        .describe('Deepest JSON nesting accepted on the token endpoints.'),
+      headers_timeout: duration(DEFAULTS.limits.headers_timeout, { min: 100 }).describe(
+        'Time a client has to send the request headers; at most request_timeout.',
+      ),
+      request_timeout: duration(DEFAULTS.limits.request_timeout, { min: 100 }).describe('Time a client has to send the whole request.'),
+      keep_alive_timeout: duration(DEFAULTS.limits.keep_alive_timeout, { min: 100 }).describe(
+        'Idle keep-alive connections are closed after this.',
+      ),
+      shutdown_grace: duration(DEFAULTS.limits.shutdown_grace, { min: 0 }).describe(
+        "On SIGTERM, in-flight requests get this long before they are cut; keep it below the orchestrator's own limit " +
+          "(Kubernetes' terminationGracePeriodSeconds, 30 s by default).",
+      ),
     })
-    .prefault({}),
-  routes: z.array(route).default([]),
+    .prefault({})
+    .describe('Sizes and timeouts of client requests and connections.'),
+  routes: z.array(route).default([]).describe('Protected routes, forwarded once the Bearer token is valid; the longest matching prefix wins.'),
   policies,
   trusted_proxies: cidrList
     .prefault([])
-    .describe('Load balancers and proxies in front of the gateway: only their X-Forwarded-For entries are believed.'),
+    .describe(
+      'Load balancers and proxies in front of the gateway: only their X-Forwarded-For (and X-Forwarded-Proto, -Host, -Port) entries are believed.',
+    ),
   brute_force: z
     .strictObject({
-      max_failures_per_username: z.number().int().min(0).default(DEFAULTS.brute_force.max_failures_per_username),
-      max_failures_per_address: z.number().int().min(0).default(DEFAULTS.brute_force.max_failures_per_address),
-      window: duration(DEFAULTS.brute_force.window, { min: 1_000 }),
-      cool_down: duration(DEFAULTS.brute_force.cool_down, { min: 1_000 }),
+      max_failures_per_username: z
+        .number()
+        .int()
+        .min(0)
+        .default(DEFAULTS.brute_force.max_failures_per_username)
+        .describe('Failed passwords for one username within the window that lock it; 0 turns this counter off.'),
+      max_failures_per_address: z
+        .number()
+        .int()
+        .min(0)
+        .default(DEFAULTS.brute_force.max_failures_per_address)
+        .describe('Failed passwords from one client address within the window that lock it; 0 turns this counter off.'),
+      window: duration(DEFAULTS.brute_force.window, { min: 1_000 }).describe('The time failures are counted in.'),
+      cool_down: duration(DEFAULTS.brute_force.cool_down, { min: 1_000 }).describe('How long a locked username or address is refused.'),
     })
     .prefault({})
     .describe('Failed password attempts locking a username or a client address for a cool-down; 0 turns a counter off.'),
   log: z
     .strictObject({
-      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      level: z
+        .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+        .default(DEFAULTS.log.level)
+        .describe('The lowest level written.'),
     })
-    .prefault({}),
+    .prefault({})
+    .describe('The JSON log on standard output.'),
 }).superRefine((config, ctx) => {
   const seen = new Set<string>();
   config.routes.forEach((route, index) => {

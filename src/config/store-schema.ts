@@ -13,14 +13,17 @@ import { duration } from './fields.js';
 
 const REDIS_URL_HINT = 'expected a redis:// or rediss:// URL like redis://host:6379/0';
 
-const redisUrl = z.string().refine((text) => {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(\/\d*)?$/.test(url.pathname);
-  } catch {
-    return false;
-  }
-}, REDIS_URL_HINT);
+const redisUrl = z
+  .string()
+  .refine((text) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(\/\d*)?$/.test(url.pathname);
+    } catch {
+      return false;
+    }
+  }, REDIS_URL_HINT)
+  .meta({ 'x-format': 'redis-url' });
 
 const redisOptions = z
   .strictObject({
@@ -32,12 +35,22 @@ const redisOptions = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable')
       .optional()
-      .describe('Environment variable holding the Redis password (wins over a password in the URL).'),
+      .describe(
+        "Environment variable holding the Redis password; wins over a password in the URL (with sentinels: the master's; a sentinel URL's is the sentinels').",
+      ),
     // Upper bounds: a request waits for at most one command timeout, so a long one would be a hang by another name.
-    command_timeout: duration(DEFAULTS.redis.command_timeout, { min: 10, max: 30_000 }),
-    connect_timeout: duration(DEFAULTS.redis.connect_timeout, { min: 10, max: 60_000 }),
-    resync_interval: duration(DEFAULTS.redis.resync_interval, { min: 100, max: 3_600_000 }),
-    max_pending: z.number().int().min(1).max(1_000_000).default(DEFAULTS.redis.max_pending),
+    command_timeout: duration(DEFAULTS.redis.command_timeout, { min: 10, max: 30_000 }).describe('Every Redis command gives up after this.'),
+    connect_timeout: duration(DEFAULTS.redis.connect_timeout, { min: 10, max: 60_000 }).describe('Time one connection attempt may take.'),
+    resync_interval: duration(DEFAULTS.redis.resync_interval, { min: 100, max: 3_600_000 }).describe(
+      'Interval of the full reload of revocations and key ring (pub/sub does the rest).',
+    ),
+    max_pending: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(DEFAULTS.redis.max_pending)
+      .describe('Commands in flight before new ones get 503 at once.'),
   })
   .superRefine((options, ctx) => {
     const given = (['url', 'cluster', 'sentinels'] as const).filter((key) => options[key] !== undefined);
@@ -46,7 +59,8 @@ const redisOptions = z
     }
     if (options.sentinels && !options.name) ctx.addIssue({ code: 'custom', path: ['name'], message: 'is required with sentinels' });
     if (!options.sentinels && options.name) ctx.addIssue({ code: 'custom', path: ['name'], message: 'is only used with sentinels' });
-  });
+  })
+  .describe('One Redis server, a Redis Cluster or Redis Sentinel: exactly one of url, cluster and sentinels.');
 
 export type RedisTopology =
   | { readonly mode: 'single'; readonly url: string }
@@ -83,7 +97,9 @@ export const storeSchema = z
     },
     z.strictObject({ redis: redisOptions.optional() }, { error: (issue) => (issue.code === 'invalid_type' ? STORE_HINT : undefined) }),
   )
-  .prefault('memory')
+  .prefault(DEFAULTS.store)
+  .meta({ 'x-accepts': '`memory`, a `redis://` or `rediss://` URL, or an object' })
+  .describe('Where tokens, revocations, keys and counters live: `memory` (one process), one Redis URL, or the object form below.')
   .transform(({ redis }): StoreConfig => {
     if (!redis) return { kind: 'memory' };
     const { url: _url, cluster: _cluster, sentinels: _sentinels, name: _name, ...settings } = redis;

@@ -82,7 +82,7 @@ export const catalogue = Object.freeze({
     'server_error',
   ),
 
-  // --- Not shown in the spec: decided here, documented in the README --------
+  // --- Not shown in the spec: decided here, documented in docs/errors.md -----
   MALFORMED_JSON_BODY: entry(400, 'Bad Request', 'The request body must be a valid JSON object', 'invalid_request', false),
   MALFORMED_REQUEST: entry(400, 'Bad Request', 'The request is malformed', 'invalid_request', false),
   CLIENT_CREDENTIALS_CONFLICT: entry(
@@ -137,3 +137,23 @@ export const catalogue = Object.freeze({
 });
 
 export type ErrorCode = keyof typeof catalogue;
+
+/**
+ * When a row is sent, where that is not plain from its code: the policy kind
+ * or rule behind it, or the RFC section the choice follows. Printed beside
+ * the row in docs/errors.md (`npm run docs`).
+ */
+export const CATALOGUE_NOTES: Readonly<Partial<Record<ErrorCode, string>>> = Object.freeze({
+  REGEX_THREAT: '`regex-protection`',
+  JSON_THREAT: '`json-threat`; also `limits.json_depth` on the token endpoints',
+  SPIKE_ARREST: '`spike-arrest`',
+  AUTHENTICATION_REQUIRED: 'default authentication failure',
+  LOGIN_LOCKED: 'default authentication failure; brute force',
+  IP_RANGE_FORBIDDEN: '`ip-range`',
+  TIME_OF_DAY_FORBIDDEN: '`time-of-day`',
+  UNSUPPORTED_GRANT_TYPE: 'RFC 6749 5.2',
+  INVALID_REFRESH_TOKEN: 'RFC 6749 5.2',
+  TOKEN_REQUIRED: 'RFC 7009 2.1',
+  TOKEN_NOT_ISSUED_TO_CLIENT: 'RFC 7009 2.1',
+  SERVICE_UNAVAILABLE: 'Redis unreachable, keys not loaded yet, password hashing saturated; `Retry-After: 1`',
+});

@@ -5,13 +5,17 @@ type TopKey = Exclude<keyof GatewayConfig, 'source'>;
 
 /**
  * Every top-level key of gateway.yaml, and whether a reload applies it
- * (`live`) or only a restart does, with the reason. The README's table
- * repeats this one; a test checks that the schema has no key missing here.
+ * (`live`) or only a restart does, with the reason. docs/operations.md
+ * prints this table (`npm run docs`); a test checks that the schema has no
+ * key missing here.
  */
 export const RELOAD_RULES: Readonly<Record<TopKey, { readonly live: boolean; readonly why: string }>> = {
   listen: { live: false, why: 'the socket is bound at start' },
-  admin: { live: false, why: 'the admin socket is bound and its token read at start' },
-  tls: { live: false, why: 'the HTTPS socket is bound at start (the certificate and key files themselves are reloaded)' },
+  admin: {
+    live: false,
+    why: 'its socket and the `token_file` path are fixed at start; the token in the file is re-read by every reload, and an unreadable or too short one keeps the current token',
+  },
+  tls: { live: false, why: 'host, port and file paths: the HTTPS socket is bound at start (the files\' contents are reloaded when they change)' },
   workers: { live: false, why: 'the processes are forked at start' },
   issuer: { live: false, why: 'it is in every token issued and every published URL' },
   environment: { live: false, why: 'it prefixes every key of the store' },
@@ -19,11 +23,14 @@ export const RELOAD_RULES: Readonly<Record<TopKey, { readonly live: boolean; rea
   accounts: { live: false, why: 'the path of the file (its contents are reloaded)' },
   tokens: { live: false, why: 'lifetimes, audience and issuers are bound into the key ring and token verification' },
   keys: { live: false, why: 'the key ring is built at start' },
-  limits: { live: true, why: 'read per request and per connection' },
+  limits: {
+    live: true,
+    why: 'read per request and per connection: body sizes and JSON depth per request, timeouts from the next request or connection, `shutdown_grace` at the next stop; not the TLS handshake timeout, fixed when the HTTPS listener is created',
+  },
   routes: { live: true, why: 'the route table is rebuilt' },
-  policies: { live: true, why: 'the policy set is rebuilt' },
+  policies: { live: true, why: 'the policy set is rebuilt (`folder`, `defaults`, `endpoints` and the policy files)' },
   trusted_proxies: { live: true, why: 'read per request' },
-  brute_force: { live: true, why: 'the counters are rebuilt (on the memory store they start again from zero)' },
+  brute_force: { live: true, why: 'the counters are rebuilt (on the memory store a changed threshold starts its counters from zero)' },
   log: { live: true, why: 'the level is set on the running logger' },
 };
 

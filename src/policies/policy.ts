@@ -72,7 +72,7 @@ export const policyFields = <K extends string>(kind: K) => ({
     .string()
     .regex(POLICY_NAME, 'expected a name of letters, digits, ".", "_" or "-" (at most 64), referenced from gateway.yaml and accounts.yaml')
     .describe('How routes, defaults and apps refer to the policy; unique across all policy files.'),
-  kind: z.literal(kind),
+  kind: z.literal(kind).describe('The kind of policy, which decides the other keys.'),
   description: z.string().optional().describe('Free text for operators; not used by the gateway.'),
 });
 

@@ -1,7 +1,7 @@
 import { answering, isoTime, optionalBoolean, refuseUnknownFields } from '../input.js';
 import type { AdminOperation } from '../operation.js';
 
-/** Said in the answer, the CLI and the README alike: dropping keys breaks every token they signed, on purpose. */
+/** Said in the answer, the CLI and docs/operations.md alike: dropping keys breaks every token they signed, on purpose. */
 export const DROP_PREVIOUS_WARNING =
   'every access token signed by a dropped key is refused from now on: clients must refresh (refresh tokens are not signed and keep working) or log in again; ' +
   'resource servers that cache this JWKS keep the dropped keys until their cache expires (at most 5 minutes for ours)';

@@ -22,7 +22,7 @@ export const ipRangeSchema = z.strictObject({
   ...policyFields('ip-range'),
   rules: z.array(rule).min(1).describe('Tried in order; the first rule whose ranges hold the client address decides.'),
   // Required, not defaulted: an allow-list wants `deny`, a block-list `allow`, and guessing wrong is an outage or a hole.
-  default: action.describe('What happens to an address no rule matches.'),
+  default: action.describe('What happens to an address no rule matches. Required: guessing would be an outage or a hole.'),
 });
 
 export type IpRangeSettings = z.output<typeof ipRangeSchema>;

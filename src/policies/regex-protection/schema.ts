@@ -49,7 +49,7 @@ function compileJsonBody(choice: z.output<typeof jsonBodyChoice>, ctx: z.Refinem
 }
 
 const applyTo = z.strictObject({
-  path: z.boolean().default(true).describe('Test the request path, percent-decoded.'),
+  path: z.boolean().default(true).describe('Test the request path, percent-decoded once.'),
   query: z.boolean().default(true).describe('Test every query parameter name and value, decoded.'),
   query_params: z
     .array(z.string().min(1, 'expected a query parameter name'))

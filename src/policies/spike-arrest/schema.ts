@@ -34,7 +34,9 @@ const rate = z.string().transform((text, ctx): Rate => {
 export const spikeArrestSchema = z
   .strictObject({
     ...policyFields('spike-arrest'),
-    rate: rate.describe('Smoothed: 600pm lets one request through per 100 ms window, never a burst of 600.'),
+    rate: rate
+      .meta({ 'x-accepts': `a rate like \`30ps\` or \`600pm\`: 1 to ${MAX_RATE} per second (ps) or per minute (pm)` })
+      .describe('Smoothed: 600pm lets one request through per 100 ms window, never a burst of 600.'),
     burst: z
       .number()
       .int()

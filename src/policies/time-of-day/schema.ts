@@ -60,7 +60,7 @@ const window = z
 export const timeOfDaySchema = z.strictObject({
   ...policyFields('time-of-day'),
   time_zone: timeZone.describe(
-    `IANA zone whose wall clock the windows are read on (daylight saving included); default ${TIME_OF_DAY_DEFAULTS.time_zone}.`,
+    `IANA zone whose wall clock the windows are read on (daylight saving included); IANA names only. Default ${TIME_OF_DAY_DEFAULTS.time_zone}, the contract's US Central service clock.`,
   ),
   windows: z
     .array(window, { error: `expected a list of windows, like [${EXAMPLE_WINDOW}]` })
