@@ -63,6 +63,19 @@ describe('examples in the docs', () => {
     expect(result.success, result.error?.message).toBe(true);
   });
 
+  it('loads every example of docs/policies.md with the schema of its kind', () => {
+    const found = examples('docs/policies.md', 'policies');
+    expect(found.length).toBeGreaterThanOrEqual(1);
+    for (const example of found) {
+      const { policies } = parse(example) as { policies: Array<{ kind?: string }> };
+      for (const entry of policies) {
+        const kind = POLICY_KINDS.find((each) => each.kind === entry.kind);
+        const result = kind?.schema.safeParse(entry);
+        expect(result?.success, result?.error?.message ?? `unknown kind ${entry.kind}`).toBe(true);
+      }
+    }
+  });
+
   it.each(POLICY_KINDS.map((kind) => [kind.kind, kind] as const))('loads every example of docs/policies/%s.md with its schema', (name, kind) => {
     const found = examples(`docs/policies/${name}.md`, 'policies');
     expect(found.length).toBeGreaterThanOrEqual(1);
