@@ -17,7 +17,7 @@ export function operationRoute(operation: AdminOperation, access: AdminAccess, r
   return {
     methods: [operation.method],
     async handle(req, res, url) {
-      const refusal = refusalOf(req, access);
+      const refusal = accessRefusal(req, access);
       if (refusal) return sendError(res, refusal.status, refusal.message);
       let input: Record<string, unknown>;
       try {
@@ -31,7 +31,8 @@ export function operationRoute(operation: AdminOperation, access: AdminAccess, r
   };
 }
 
-function refusalOf(req: IncomingMessage, access: AdminAccess): { status: number; message: string } | undefined {
+/** Why the access rule refuses this request, or undefined when it may go on; the operations page applies it too. */
+export function accessRefusal(req: IncomingMessage, access: AdminAccess): { status: number; message: string } | undefined {
   if (access.token === undefined) {
     if (access.loopback) return undefined;
     return { status: 403, message: 'the admin API is off on a listener reachable from the network until admin.token_file is set' };

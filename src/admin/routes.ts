@@ -5,6 +5,7 @@ import type { AdminAccess } from './access.js';
 import { metricsRoute } from './metrics-route.js';
 import type { AdminOperation } from './operation.js';
 import { operationRoute } from './operation-route.js';
+import { opsPageRoutes } from './ops-page/route.js';
 import { statusOperation } from './operations/gateway-status.js';
 import { revocationsOperation } from './operations/kill-switch.js';
 import { grantsOperation } from './operations/list-grants.js';
@@ -34,7 +35,7 @@ export const PROBE_METHODS: readonly string[] = ['GET', 'HEAD'];
 
 /**
  * The paths of one gateway's admin listener: the probes and /metrics (open),
- * and the admin API (behind the access rule). Operations get the context in
+ * the admin API (behind the access rule) and the operations page that reads it. Operations get the context in
  * force when they run, never one kept from start: a reload replaces it.
  */
 export function gatewayAdminRoutes(current: () => GatewayContext, access: AdminAccess): Map<string, AdminRoute> {
@@ -44,5 +45,6 @@ export function gatewayAdminRoutes(current: () => GatewayContext, access: AdminA
     ['/metrics', metricsRoute(() => current().metrics.exposition())],
   ]);
   for (const operation of ADMIN_OPERATIONS) routes.set(operation.path, operationRoute(operation, access, (op, input) => op.run(current(), input)));
+  for (const [path, route] of opsPageRoutes(access)) routes.set(path, route);
   return routes;
 }

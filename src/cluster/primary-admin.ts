@@ -9,6 +9,7 @@ import type { AdminAccess } from '../admin/access.js';
 import { LIVENESS_PATH, READINESS_PATH } from '../config/paths.js';
 import type { AdminOperation, AdminResult } from '../admin/operation.js';
 import { operationRoute } from '../admin/operation-route.js';
+import { opsPageRoutes } from '../admin/ops-page/route.js';
 import { ADMIN_OPERATIONS, PROBE_METHODS } from '../admin/routes.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from '../admin/server.js';
 import { sendLiveness } from '../telemetry/health.js';
@@ -71,6 +72,8 @@ export function clusterAdminRoutes(
   const runner = (operation: AdminOperation, input: Record<string, unknown>) =>
     operation.combine ? runOnEveryWorker(questions, operation, input, timeouts.metricsMs) : runOnAWorker(questions, operation, input, timeouts.operationMs);
   for (const operation of operations) routes.set(operation.path, operationRoute(operation, access, runner));
+  // The page is the primary's own: it holds no data, and the reads it makes are gathered from every worker.
+  for (const [path, route] of opsPageRoutes(access)) routes.set(path, route);
   return routes;
 }
 
