@@ -75,6 +75,14 @@ export const DEFAULTS = Object.freeze({
     /** How long a locked username or address is refused, whatever it sends. */
     cool_down: '15m',
   },
+  oauth: {
+    /**
+     * Off: the token and revocation endpoints speak the spec's wire format only (JSON body, parameters as headers,
+     * 415 for a form), exactly the contract the reference clients and the contract tests hold. RFC 6749 form
+     * bodies are an operator's opt-in (docs/standard-oauth-clients.md).
+     */
+    form_encoded: false,
+  },
   route: {
     /** An upstream that has sent nothing for this long is answered with 504. */
     timeout: '30s',
