@@ -109,6 +109,9 @@ class VerifiedSecrets {
   }
 }
 
+/** SPEC 5.9: only `active` authenticates; anything else is the operator's word for not now. */
+export const isActive = (account: UserAccount | AppAccount): boolean => account.status === ACTIVE;
+
 export function assertUserActive(user: UserAccount): void {
   if (user.status !== ACTIVE) throw new GatewayError('USER_ACCOUNT_INVALID_STATE', { detail: `user status ${user.status}` });
 }

@@ -85,3 +85,20 @@ export async function optionalBodyParameters(ctx: GatewayContext, exchange: Exch
   await exchange.body.read();
   return specParameters(req, 'none', undefined);
 }
+
+/**
+ * The parameters of an endpoint that always reads forms (introspection,
+ * RFC 7662 2.1), and takes the spec's style beside them: parameters as
+ * headers, client credentials in a JSON body as on the revocation endpoint,
+ * or no body at all. A body of any other declared media type is 415: there
+ * is no older contract here to keep, so nothing is silently ignored.
+ */
+export async function formOrSpecParameters(ctx: GatewayContext, exchange: Exchange): Promise<OAuthParameters> {
+  const { req } = exchange;
+  const contentType = req.headers['content-type'];
+  if (isReadableForm(contentType)) return formParameters(req, await readOAuthForm(exchange));
+  if (isJsonContentType(contentType)) return specParameters(req, 'json', await readOAuthJsonBody(ctx, exchange));
+  if (contentType !== undefined) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', { detail: 'not a form, JSON or no body' });
+  await exchange.body.read();
+  return specParameters(req, 'none', undefined);
+}

@@ -113,6 +113,14 @@ const oauthErrorEnvelope: JsonSchema = {
   xml: { name: 'ErrorResponse' },
 };
 
+const authMethodList = (description: string): JsonSchema => ({
+  type: 'array',
+  minItems: 1,
+  uniqueItems: true,
+  description,
+  items: { enum: ['client_secret_basic', 'client_secret_post'] },
+});
+
 /** OpenID Connect Discovery 1.0 section 3 / RFC 8414 section 2: what src/oauth/endpoints/discovery.ts publishes. */
 const providerMetadata: JsonSchema = {
   type: 'object',
@@ -121,12 +129,15 @@ const providerMetadata: JsonSchema = {
     'token_endpoint',
     'jwks_uri',
     'revocation_endpoint',
+    'introspection_endpoint',
     'grant_types_supported',
     'response_types_supported',
     'subject_types_supported',
     'id_token_signing_alg_values_supported',
+    'scopes_supported',
     'token_endpoint_auth_methods_supported',
     'revocation_endpoint_auth_methods_supported',
+    'introspection_endpoint_auth_methods_supported',
     'claims_supported',
   ],
   additionalProperties: false,
@@ -135,6 +146,7 @@ const providerMetadata: JsonSchema = {
     token_endpoint: string('POST /oauth2/v1/token.', { format: 'uri' }),
     jwks_uri: string('GET /oauth2/v1/keys.', { format: 'uri' }),
     revocation_endpoint: string('POST /oauth2/v1/revokeToken.', { format: 'uri' }),
+    introspection_endpoint: string('POST /oauth2/v1/introspect (RFC 7662).', { format: 'uri' }),
     grant_types_supported: { type: 'array', items: { enum: ['password', 'refresh_token'] } },
     response_types_supported: {
       type: 'array',
@@ -143,8 +155,12 @@ const providerMetadata: JsonSchema = {
     },
     subject_types_supported: { type: 'array', items: { const: 'public' } },
     id_token_signing_alg_values_supported: { type: 'array', minItems: 1, items: { enum: ['ES256', 'RS256', 'PS256', 'EdDSA'] } },
-    token_endpoint_auth_methods_supported: { type: 'array', items: { enum: ['client_secret_basic', 'client_secret_post'] } },
-    revocation_endpoint_auth_methods_supported: { type: 'array', items: { enum: ['client_secret_basic', 'client_secret_post'] } },
+    scopes_supported: { type: 'array', maxItems: 0, description: 'Empty: no scope is defined, and a request for one is refused with `invalid_scope`.' },
+    token_endpoint_auth_methods_supported: authMethodList(
+      '`client_secret_basic` always; `client_secret_post` (credentials in a form body) only while some app may send forms (`oauth.form_encoded`, `apps[].form_encoded`).',
+    ),
+    revocation_endpoint_auth_methods_supported: authMethodList('As for the token endpoint.'),
+    introspection_endpoint_auth_methods_supported: authMethodList('Both: introspection always reads RFC 7662 forms.'),
     claims_supported: { type: 'array', items: { type: 'string' } },
   },
 };
