@@ -1,9 +1,10 @@
 import type { AppAccount } from '../accounts/schema.js';
 import { isActive } from '../accounts/registry.js';
 import type { GatewayContext } from '../context.js';
-import { isGatewayError } from '../errors/gateway-error.js';
 import type { RefreshTokenRef } from '../store/types.js';
+import { isAccessTokenRevoked } from '../tokens/access-token-revocation.js';
 import { refreshTokenRef } from '../tokens/refresh-token-value.js';
+import { verifiedAccessToken } from './presented-token.js';
 
 /** RFC 7662 2.2: what an inactive, unknown, foreign or malformed token gets, and nothing more. */
 export interface InactiveToken {
@@ -53,13 +54,8 @@ export async function introspectToken(ctx: GatewayContext, caller: AppAccount, t
 
 async function introspectAccessToken(ctx: GatewayContext, caller: AppAccount, token: string): Promise<Introspection> {
   // Keys not loaded yet: a 503 (retry), never a false "not active" that would make a resource server refuse a good token.
-  const claims = await ctx.accessTokens.verify(token).catch((error: unknown) => {
-    if (isGatewayError(error) && error.code === 'ACCESS_TOKEN_INVALID') return undefined;
-    throw error;
-  });
-  if (!claims) return INACTIVE;
-  const { revocations } = ctx.store;
-  if (revocations.isRevoked('token', claims.jti) || revocations.isRevoked('grant', claims.sid)) return INACTIVE;
+  const claims = await verifiedAccessToken(ctx, token);
+  if (!claims || isAccessTokenRevoked(ctx.store.revocations, claims)) return INACTIVE;
   if (claims.client_id !== caller.client_id && caller.introspect !== 'any') return INACTIVE;
   return {
     active: true,

@@ -1,10 +1,11 @@
 import type { AppAccount } from '../../accounts/schema.js';
 import { REVOKE_PATH } from '../../config/paths.js';
 import type { GatewayContext } from '../../context.js';
-import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import { sendRecord } from '../../http/respond.js';
 import type { RevokedTokenType } from '../../telemetry/metrics.js';
 import { authenticateClient, readClientCredentials } from '../client-credentials.js';
+import { verifiedAccessToken } from '../presented-token.js';
 import { optionalBodyParameters } from '../request-parameters.js';
 import { refreshTokenRef } from '../../tokens/refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
@@ -60,10 +61,7 @@ async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: stri
     return 'refresh_token';
   }
   // Invalid, expired or foreign-signed: nothing to revoke (RFC 7009 2.2). Keys not loaded yet: a 503, never a false 200.
-  const claims = await ctx.accessTokens.verify(token).catch((error: unknown) => {
-    if (isGatewayError(error) && error.code === 'ACCESS_TOKEN_INVALID') return undefined;
-    throw error;
-  });
+  const claims = await verifiedAccessToken(ctx, token);
   if (!claims) return 'none';
   assertIssuedTo(claims.client_id, clientId);
   await ctx.store.revocations.add({ kind: 'token', id: claims.jti, expiresAt: claims.exp * 1000 + ctx.config.tokens.clock_leeway });
