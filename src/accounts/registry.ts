@@ -62,7 +62,7 @@ export class AccountRegistry {
     if (!app || !matches) {
       throw new GatewayError('INVALID_CLIENT_CREDENTIALS', { detail: app ? 'wrong client secret' : 'unknown client_id', headers: challenge });
     }
-    if (app.status !== ACTIVE) throw new GatewayError('CLIENT_ACCOUNT_INVALID_STATE', { detail: `app status ${app.status}` });
+    if (!isActive(app)) throw new GatewayError('CLIENT_ACCOUNT_INVALID_STATE', { detail: `app status ${app.status}` });
     return app;
   }
 
@@ -113,5 +113,5 @@ class VerifiedSecrets {
 export const isActive = (account: UserAccount | AppAccount): boolean => account.status === ACTIVE;
 
 export function assertUserActive(user: UserAccount): void {
-  if (user.status !== ACTIVE) throw new GatewayError('USER_ACCOUNT_INVALID_STATE', { detail: `user status ${user.status}` });
+  if (!isActive(user)) throw new GatewayError('USER_ACCOUNT_INVALID_STATE', { detail: `user status ${user.status}` });
 }

@@ -1,7 +1,10 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as oidc from 'openid-client';
 import { ResourceOwnerPassword, type ModuleOptions } from 'simple-oauth2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP, USER } from '../helpers/accounts.js';
+import { postForm } from '../helpers/forms.js';
 import { bootGateway, callProtected, type TestGateway } from '../helpers/gateway.js';
 
 /**
@@ -155,5 +158,29 @@ describe('simple-oauth2 5 (ResourceOwnerPassword)', () => {
     expect(wreckError(await client.getToken(CREDENTIALS).catch(noneAsked))).toEqual({ status: 415, error: 'invalid_request', errorCode: 'UNSUPPORTED_MEDIA_TYPE' });
     const stranded = client.createToken({ access_token: 'a-token', refresh_token: 'r', expires_in: 1800 });
     expect(wreckError(await stranded.revoke('access_token').catch(noneAsked))).toEqual({ status: 400, error: 'invalid_request', errorCode: 'TOKEN_REQUIRED' });
+  });
+});
+
+describe('the switch reloads live (oauth.form_encoded, apps[].form_encoded)', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    tg = await bootGateway();
+  });
+  afterAll(() => tg.close());
+
+  it('serves forms and advertises client_secret_post once gateway.yaml turns forms on, and stops when it turns them off', async () => {
+    const grant = () => postForm(tg.url, '/oauth2/v1/token', { grant_type: 'password', ...CREDENTIALS, ...APP });
+    const methods = async () => ((await (await fetch(`${tg.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>).token_endpoint_auth_methods_supported;
+    expect((await grant()).status).toBe(415);
+    const file = join(tg.dir, 'gateway.yaml');
+    const original = await readFile(file, 'utf8');
+    await writeFile(file, `${original}\noauth:\n  form_encoded: true\n`);
+    expect(await tg.gateway.reload('test: forms on')).toMatchObject({ ok: true, changed: ['oauth.form_encoded'] });
+    expect((await grant()).status).toBe(200);
+    expect(await methods()).toEqual(['client_secret_basic', 'client_secret_post']);
+    await writeFile(file, original);
+    expect((await tg.gateway.reload('test: forms off')).ok).toBe(true);
+    expect((await grant()).status).toBe(415);
+    expect(await methods()).toEqual(['client_secret_basic']);
   });
 });

@@ -3,7 +3,7 @@ import type { Exchange } from '../../http/exchange.js';
 import type { GatewayContext } from '../../context.js';
 import type { Endpoint } from './endpoint.js';
 import { serviceDescLink } from '../openapi/location.js';
-import { formsAccepted } from '../form-encoding.js';
+import { readsForms, type FormEncoding } from '../form-encoding.js';
 import { DISCOVERY_PATH, INTROSPECT_PATH, JWKS_PATH, REVOKE_PATH, TOKEN_PATH } from '../../config/paths.js';
 
 /** Metadata changes only with configuration; an hour of caching spares clients a call per token. */
@@ -23,8 +23,8 @@ const BASIC_AND_POST: readonly string[] = ['client_secret_basic', 'client_secret
  * `apps[].form_encoded`). The spec's JSON body and headers have no
  * registered name (RFC 8414 2 lists registered values only).
  */
-export function authMethods(ctx: GatewayContext, endpoint: 'opt-in' | 'always'): readonly string[] {
-  return endpoint === 'always' || formsAccepted(ctx) ? BASIC_AND_POST : BASIC;
+export function authMethods(ctx: GatewayContext, forms: FormEncoding): readonly string[] {
+  return readsForms(ctx, forms) ? BASIC_AND_POST : BASIC;
 }
 
 /**
