@@ -33,6 +33,8 @@ export interface BootOptions {
   policies?: Record<string, PolicyFile | string>;
   /** Policy names per app, written to accounts.yaml as `apps[].policies`. */
   appPolicies?: Record<string, string[]>;
+  /** Other keys per app in accounts.yaml, e.g. `{ 'app-two': { form_encoded: true, introspect: 'any' } }`. */
+  appSettings?: Record<string, Record<string, string | boolean>>;
 }
 
 export interface PolicyFile {
@@ -50,7 +52,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<TestGatewa
     routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
     ...(typeof options.config === 'function' ? options.config(upstream.url) : options.config),
   };
-  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml(options.appPolicies));
+  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml(options.appPolicies, options.appSettings));
   await writeFile(join(dir, 'gateway.yaml'), stringify(config));
   const writePolicies = async (name: string, file: PolicyFile | string) => {
     await mkdir(join(dir, 'policies'), { recursive: true });
