@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountRegistry } from '../../src/accounts/registry.js';
 import { hashSecret } from '../../src/accounts/secret-hash.js';
 import { run } from '../../src/cli/run.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 interface Outcome {
   code: number | 'running';

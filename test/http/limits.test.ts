@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway, errorOf, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * Sends `parts` on one connection, `gapMs` apart, and resolves with whatever
@@ -98,8 +99,7 @@ describe('clients that hang up', () => {
         });
         socket.on('close', () => done());
       });
-      const deadline = Date.now() + 5_000;
-      while (!tg.logs.some((line) => line.msg === 'request') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await eventually(() => tg.logs.some((line) => line.msg === 'request'), { what: 'the access line of the abandoned request' });
       expect(tg.logs.find((line) => line.msg === 'request')).toMatchObject({ status: 499, errorCode: 'MALFORMED_REQUEST' });
       expect(tg.logs.filter((line) => (line.level as number) >= 50)).toEqual([]);
     } finally {

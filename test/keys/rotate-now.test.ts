@@ -10,7 +10,8 @@ import type { KeyRingStorage } from '../../src/store/types.js';
 import type { RedisStore } from '../../src/store/redis/store.js';
 import { ManualClock } from '../helpers/clock.js';
 import { RedisServer } from '../helpers/redis-server.js';
-import { connectedStore, eventually, redisStoreConfig, silentLogger, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { connectedStore, redisStoreConfig, silentLogger, uniqueEnvironment } from '../helpers/redis-store.js';
 
 const HOUR = 3_600_000;
 const INTERVAL = 24 * HOUR;

@@ -8,7 +8,7 @@ import { accountsYaml, APP, USER } from '../helpers/accounts.js';
 import { bootGateway, callProtected, issueTokens, passwordGrant, type PolicyFile, type TestGateway } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { startHeldUpstream, type HeldUpstream } from '../helpers/held-upstream.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 const NEW_USER = { username: 'newcomer', password: 'newcomer-password-1' };
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SECRETS, APP, OTHER_APP } from '../helpers/accounts.js';
 import { bootGateway, callProtected, issueTokens, passwordGrant, refreshGrant, revoke, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 describe('access log', () => {
   let tg: TestGateway;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway, issueTokens, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '../helpers/eventually.js';
 import { outcomeOf, startRawUpstream, type ClientOutcome, type RawAnswer, type RawUpstream } from '../helpers/raw-upstream.js';
 
 /**
@@ -93,11 +94,6 @@ describe('answers from an upstream that no client should have to trust', () => {
   });
 });
 
-async function accessLineFor(tg: TestGateway, path: string): Promise<Record<string, unknown> | undefined> {
-  const deadline = Date.now() + 2_000;
-  for (;;) {
-    const line = tg.logs.find((entry) => entry.msg === 'request' && entry.path === path);
-    if (line || Date.now() > deadline) return line;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+function accessLineFor(tg: TestGateway, path: string): Promise<Record<string, unknown>> {
+  return eventually(() => tg.logs.find((entry) => entry.msg === 'request' && entry.path === path), { timeoutMs: 2_000, intervalMs: 10, what: `the access line for ${path}` });
 }

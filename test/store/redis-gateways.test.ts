@@ -4,7 +4,8 @@ import { callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revok
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { rm } from 'node:fs/promises';
 import { freePort, makeCertificates, RedisCluster, RedisServer } from '../helpers/redis-server.js';
-import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueEnvironment } from '../helpers/redis-store.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 /**
@@ -108,7 +109,7 @@ describe('three gateways on one redis act as one', () => {
       publishedOnB = await kidsOf(b.url);
       rotated = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
       return rotated !== first;
-    }, 10_000);
+    }, { timeoutMs: 10_000 });
     // Seen by the other instance before the first token it signed.
     expect(publishedOnB).toContain(rotated);
     const fromB = await issueTokens(b.url);

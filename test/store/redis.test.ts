@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisStore } from '../../src/store/redis/store.js';
 import { ManualClock } from '../helpers/clock.js';
 import { RedisCluster, RedisServer, rawCommand, startSentinel } from '../helpers/redis-server.js';
-import { connectedStore, eventually, redisStoreConfig, uniqueEnvironment, untilReady } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { connectedStore, redisStoreConfig, uniqueEnvironment, untilReady } from '../helpers/redis-store.js';
 import { storeContract } from './contract.js';
 
 let single: RedisServer;
@@ -163,7 +164,7 @@ describe('redis store: faults', () => {
       await expect(a.createRateLimiter({ name: 'outage', points: 1, durationSeconds: 60 }).consume('c')).resolves.toBeDefined();
 
       await redis.launch(); // back, and empty: no persistence
-      await eventually(() => a.health().ready, 10_000);
+      await eventually(() => a.health().ready, { timeoutMs: 10_000 });
       const b = await connectedStore(config, environment, clock);
       try {
         expect(b.revocations.isRevoked('token', 'before-outage')).toBe(true);
@@ -183,7 +184,9 @@ describe('redis store: faults', () => {
     const store = await connectedStore(config, uniqueEnvironment(), clock);
     try {
       const sleeping = rawCommand(redis.port, 'DEBUG SLEEP 1.5', 5_000);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Redis is asleep once a PING goes unanswered.
+      const unanswered = (ping: Promise<string>) => ping.then(() => false, () => true);
+      await eventually(() => unanswered(rawCommand(redis.port, 'PING', 50)), { what: 'redis to stop answering (DEBUG SLEEP)' });
       const ref = { grantId: 'g', hash: 'h' };
       const results = await Promise.allSettled(Array.from({ length: 5 }, () => store.refreshTokens.find(ref)));
       const details = results.map((result) => (result.status === 'rejected' ? (result.reason as { code: string; detail: string }) : undefined));

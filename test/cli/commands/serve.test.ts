@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { accountsYaml } from '../../helpers/accounts.js';
-import { eventually } from '../../helpers/redis-store.js';
+import { eventually } from '../../helpers/eventually.js';
 import { selfSignedCertificate } from '../../helpers/tls-certificates.js';
 
 const BIN = resolve('dist/cli/main.js');
@@ -59,7 +59,7 @@ describe('serve while it starts', () => {
 
     const outcome = await Promise.race([
       exited.then((exit) => `exited (${exit.signal ?? exit.code})`),
-      eventually(() => lines().some((line) => line.msg === 'configuration reloaded' && line.reason === 'SIGHUP'), 15_000).then(
+      eventually(() => lines().some((line) => line.msg === 'configuration reloaded' && line.reason === 'SIGHUP'), { timeoutMs: 15_000 }).then(
         () => 'reloaded',
         () => 'no reload logged',
       ),
