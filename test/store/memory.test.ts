@@ -16,4 +16,19 @@ describe('memory store', () => {
     expect(store.revocations.size).toBe(1);
     await store.close();
   });
+
+  it('sweeps by itself once a minute of its clock, and stops when closed', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore(clock);
+    await store.revocations.add({ kind: 'token', id: 'short', expiresAt: clock.now() + 10 });
+    clock.advance(59_999);
+    expect(store.revocations.size).toBe(1); // expired, but not swept yet
+    clock.advance(1);
+    expect(store.revocations.size).toBe(0);
+    await store.revocations.add({ kind: 'token', id: 'again', expiresAt: clock.now() + 10 });
+    clock.advance(60_000);
+    expect(store.revocations.size).toBe(0);
+    await store.close();
+    expect(clock.pendingTimers).toBe(0);
+  });
 });

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisStore } from '../../src/store/redis/store.js';
-import { ManualClock } from '../helpers/clock.js';
-import { RedisCluster, RedisServer, rawCommand, startSentinel } from '../helpers/redis-server.js';
-import { eventually } from '../helpers/eventually.js';
-import { connectedStore, redisStoreConfig, uniqueEnvironment, untilReady } from '../helpers/redis-store.js';
-import { storeContract } from './contract.js';
+import { keyspace } from '../../../src/store/redis/keyspace.js';
+import type { RedisStore } from '../../../src/store/redis/store.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { RedisCluster, RedisServer, rawCommand, startSentinel } from '../../helpers/redis-server.js';
+import { eventually } from '../../helpers/eventually.js';
+import { connectedStore, redisStoreConfig, uniqueEnvironment, untilReady } from '../../helpers/redis-store.js';
+import { storeContract } from '../contract.js';
 
 let single: RedisServer;
 let cluster: RedisCluster;
@@ -108,6 +109,19 @@ describe('redis store: instances sharing one redis', () => {
     b.keyRing.onChange(() => told++);
     await a.keyRing.save({ version: 1, document: 'ring' }, 0);
     await eventually(() => told === 1);
+  });
+
+  it('merges, on every resync_interval of its clock, a revocation it was never told about', async () => {
+    const environment = uniqueEnvironment();
+    const clock = new ManualClock();
+    const store = await connectedStore(redisStoreConfig({ mode: 'single', url: single.url }, { resync_interval: 60_000 }), environment, clock);
+    open.push(store);
+    // Written behind the store's back: in the sorted set, without the pub/sub notice (as a message lost in an outage).
+    expect(await rawCommand(single.port, `ZADD ${keyspace(environment).revocations} ${clock.now() + 600_000} token:unannounced`)).toBe(':1\r\n');
+    clock.advance(59_999);
+    expect(store.revocations.isRevoked('token', 'unannounced')).toBe(false);
+    clock.advance(1);
+    await eventually(() => store.revocations.isRevoked('token', 'unannounced'), { what: 'the periodic resync to load the revocation' });
   });
 
   it('shares rate-limit counters between instances', async () => {
