@@ -202,7 +202,8 @@ export class KeyRingKeeper {
       }
       const keys = stored || ring.loaded ? [...storedKeys, ...missing] : await ring.initialKeys();
       if (await this.write(keys, stored?.version ?? 0, dropped)) {
-        if (stored || ring.loaded) this.options.logger.warn({ restored: missing.map((key) => key.kid) }, 'wrote signing keys back to the store');
+        // Only a restore is news; the first ring of a new environment is not (ring.loaded is true by now: the write installed it).
+        if (missing.length > 0) this.options.logger.warn({ restored: missing.map((key) => key.kid) }, 'wrote signing keys back to the store');
         return;
       }
     }
