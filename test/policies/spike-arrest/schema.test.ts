@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spikeArrestSchema } from '../../src/policies/spike-arrest/schema.js';
+import { spikeArrestSchema } from '../../../src/policies/spike-arrest/schema.js';
 
 const parse = (rate: string) => spikeArrestSchema.safeParse({ name: 'p', kind: 'spike-arrest', rate });
 
