@@ -11,7 +11,7 @@ async function report(requests: number, up = 1): Promise<object[]> {
 }
 
 /** The cluster's scrape: the reports summed as the primary sums them. */
-async function summed(reports: object[][]): Promise<{ requests: number; up: number | undefined }> {
+async function summed(reports: ReadonlyArray<readonly object[]>): Promise<{ requests: number; up: number | undefined }> {
   const json = await AggregatorRegistry.aggregate(reports as Parameters<typeof AggregatorRegistry.aggregate>[0]).getMetricsAsJSON();
   const value = (name: string) => (json.find((metric) => metric.name === name) as { values: Array<{ value: number }> } | undefined)?.values[0]?.value;
   return { requests: value('requests_total') ?? 0, up: value('store_up') };
