@@ -15,6 +15,7 @@ const NO_LOGIC: Readonly<Record<string, string>> = {
   'src/cli/io.ts': 'the CommandIo type and two constants (exit codes, the default config file)',
   'src/config/defaults.ts': 'constants: the documented defaults, read through config/schema.ts (tested in test/config/load.test.ts)',
   'src/config/paths.ts': 'constants: the endpoint paths, declared once',
+  'src/context.ts': 'a type only: the GatewayContext every handler receives',
   'src/http/exchange.ts': 'a type only: the Exchange a request carries through the pipeline',
   'src/oauth/grants/grant.ts': 'a type only: the Grant interface each grant module implements',
   'src/oauth/openapi/types.ts': 'type aliases and three one-line $ref builders',
