@@ -23,6 +23,7 @@ const NO_LOGIC: Readonly<Record<string, string>> = {
   'src/oauth/openapi/security.ts': 'constants: the security schemes of the OpenAPI document (checked in test/oauth/openapi/document.test.ts)',
   'src/oauth/openapi/types.ts': 'type aliases and three one-line $ref builders',
   'src/pipeline/endpoints.ts': 'a constant table of the served endpoints; each is tested at its own module',
+  'src/policies/policy.ts': 'types, the StreamRejection marker class, and policyFields (the three keys every kind shares, tested in each kind\'s schema test)',
   'src/policies/json-threat/limits.ts': 'types and the UNLIMITED constant',
   'src/proxy/engine.ts': 'one line choosing the undici forwarder (tested in test/proxy/undici-forwarder.test.ts)',
   'src/store/types.ts': 'types only: the Store interface both stores implement (their contract suite is test/store/contract.ts)',
