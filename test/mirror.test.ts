@@ -13,7 +13,7 @@ const NO_LOGIC: Readonly<Record<string, string>> = {
   'src/index.ts': 're-exports the public API; each export is tested at its own module',
   'src/admin/operation.ts': 'types only: AdminOperation, AdminResult, OperationRunner',
   'src/cli/io.ts': 'the CommandIo type and two constants (exit codes, the default config file)',
-  'src/config/defaults.ts': 'constants: the documented defaults, read through config/schema.ts (tested in test/config/load.test.ts)',
+  'src/config/defaults.ts': 'constants: the documented defaults, read through config/schema.ts (tested in test/config/schema.test.ts)',
   'src/config/paths.ts': 'constants: the endpoint paths, declared once',
   'src/context.ts': 'a type only: the GatewayContext every handler receives',
   'src/http/exchange.ts': 'a type only: the Exchange a request carries through the pipeline',
