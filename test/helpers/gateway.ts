@@ -29,6 +29,12 @@ export interface BootOptions {
    */
   config?: Record<string, unknown> | ((upstreamUrl: string) => Record<string, unknown>);
   clock?: Clock;
+  /**
+   * Reload when gateway.yaml or accounts.yaml changes (default true). A test
+   * that calls reload() itself and asserts its outcome turns it off: the
+   * watcher's own reload would otherwise race it for the same edit.
+   */
+  watchConfig?: boolean;
   /** Files of the policies folder, by name (without .yaml). */
   policies?: Record<string, PolicyFile | string>;
   /** Policy names per app, written to accounts.yaml as `apps[].policies`. */
@@ -66,6 +72,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<TestGatewa
   const gateway = await startGateway({
     config: await loadGatewayConfig(join(dir, 'gateway.yaml')),
     clock: options.clock,
+    watchConfig: options.watchConfig,
     logDestination: { write: (line: string) => void rawLogs.push(line) },
     shutdownGraceMs: 1_000,
   });
