@@ -62,7 +62,7 @@ export class AccountRegistry {
     if (!app || !matches) {
       throw new GatewayError('INVALID_CLIENT_CREDENTIALS', { detail: app ? 'wrong client secret' : 'unknown client_id', headers: challenge });
     }
-    if (app.status !== ACTIVE) throw new GatewayError('CLIENT_ACCOUNT_INVALID_STATE', { detail: `app status ${app.status}` });
+    if (!isActive(app)) throw new GatewayError('CLIENT_ACCOUNT_INVALID_STATE', { detail: `app status ${app.status}` });
     return app;
   }
 
@@ -109,6 +109,9 @@ class VerifiedSecrets {
   }
 }
 
+/** SPEC 5.9: only `active` authenticates; anything else is the operator's word for not now. */
+export const isActive = (account: UserAccount | AppAccount): boolean => account.status === ACTIVE;
+
 export function assertUserActive(user: UserAccount): void {
-  if (user.status !== ACTIVE) throw new GatewayError('USER_ACCOUNT_INVALID_STATE', { detail: `user status ${user.status}` });
+  if (!isActive(user)) throw new GatewayError('USER_ACCOUNT_INVALID_STATE', { detail: `user status ${user.status}` });
 }

@@ -25,6 +25,18 @@ const app = z.strictObject({
   client_secret_hash: phcHash.describe('The hash of the client secret, from `token-gateway hash-secret`; plain text is refused.'),
   status,
   policies: policyNames.describe("Run once the client is known (after the route's policies), e.g. its own IP range or hours."),
+  form_encoded: z
+    .boolean()
+    .optional()
+    .describe(
+      "Whether this app may also use RFC 6749 / RFC 7009 form-encoded requests on the token and revocation endpoints: true allows them, false keeps it to the spec's JSON and header format. Absent: gateway.yaml's oauth.form_encoded holds.",
+    ),
+  introspect: z
+    .enum(['own', 'any'])
+    .optional()
+    .describe(
+      "Which tokens this app learns about from the introspection endpoint (RFC 7662): own (the default) answers details only for tokens issued to this app, and active: false for every other; any makes it a resource server that may introspect the access tokens of every client (never their refresh tokens).",
+    ),
 });
 
 const uniqueBy = <T>(items: readonly T[], key: (item: T) => string, ctx: z.RefinementCtx, field: string, name: string) => {

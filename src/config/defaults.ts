@@ -11,7 +11,7 @@ export interface Reasoned<T> {
   readonly why: string;
 }
 
-const reasoned = <const T extends string | number>(value: T, why: string): Reasoned<T> => Object.freeze({ value, why });
+const reasoned = <const T extends string | number | boolean>(value: T, why: string): Reasoned<T> => Object.freeze({ value, why });
 
 /** The tree of reasons, shaped like gateway.yaml (with `redis` for `store.redis` and `route` for `routes[]`). */
 export const DEFAULT_REASONS = Object.freeze({
@@ -61,6 +61,12 @@ export const DEFAULT_REASONS = Object.freeze({
     window: reasoned('15m', 'Failures are counted within this window.'),
     cool_down: reasoned('15m', 'How long a locked username or address is refused, whatever it sends.'),
   },
+  oauth: {
+    form_encoded: reasoned(
+      false,
+      "Off: the token and revocation endpoints speak the service contract's wire format only (JSON body, parameters as headers, 415 for a form); standard OAuth form bodies are an operator's opt-in.",
+    ),
+  },
   route: {
     timeout: reasoned('30s', 'An upstream that has sent nothing for this long is answered with 504.'),
   },
@@ -77,7 +83,7 @@ function valuesOf<T extends object>(tree: T): Values<T> {
 }
 
 /** True for a leaf of DEFAULT_REASONS. */
-export function isReasoned(node: unknown): node is Reasoned<string | number> {
+export function isReasoned(node: unknown): node is Reasoned<string | number | boolean> {
   return typeof node === 'object' && node !== null && 'value' in node && 'why' in node;
 }
 

@@ -1,4 +1,12 @@
-import { DISCOVERY_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH } from '@token-gateway/client/paths';
+import {
+  AUTHORIZATION_SERVER_METADATA_PATH,
+  DISCOVERY_PATH,
+  INTROSPECT_PATH,
+  JWKS_PATH,
+  OPENAPI_PATH,
+  REVOKE_PATH,
+  TOKEN_PATH,
+} from '@token-gateway/client/paths';
 
 /*
  * The paths the gateway serves itself, declared once (STYLE habit 11): the
@@ -9,7 +17,7 @@ import { DISCOVERY_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH } from
  * from the very same names, so the two cannot drift.
  */
 
-export { DISCOVERY_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH };
+export { AUTHORIZATION_SERVER_METADATA_PATH, DISCOVERY_PATH, INTROSPECT_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH };
 export const READINESS_PATH = '/readyz';
 export const LIVENESS_PATH = '/livez';
 
@@ -17,7 +25,10 @@ export const LIVENESS_PATH = '/livez';
 export const POLICY_ENDPOINTS = [
   TOKEN_PATH,
   REVOKE_PATH,
+  // Rate-limited like the other endpoints: a resource server may introspect on every call it receives.
+  INTROSPECT_PATH,
   DISCOVERY_PATH,
+  AUTHORIZATION_SERVER_METADATA_PATH,
   JWKS_PATH,
   // Public like discovery, but not exempt like the probes: a listener an operator closes to other networks stays closed.
   OPENAPI_PATH,

@@ -184,6 +184,20 @@ export const gatewayConfigSchema = z.strictObject({
     })
     .prefault({})
     .describe('Failed password attempts locking a username or a client address for a cool-down; 0 turns a counter off.'),
+  oauth: z
+    .strictObject({
+      form_encoded: z
+        .boolean()
+        .default(DEFAULTS.oauth.form_encoded)
+        .describe(
+          'Also accept RFC 6749 application/x-www-form-urlencoded requests on the token endpoint (password and refresh grants, ' +
+            'client_secret_basic or client_secret_post) and RFC 7009 form requests on the revocation endpoint, so that standard ' +
+            "OAuth 2.0 client libraries work unmodified. The spec's JSON and header format is always accepted. " +
+            'accounts.yaml `apps[].form_encoded` overrides it per app.',
+        ),
+    })
+    .prefault({})
+    .describe('How the token service speaks OAuth 2.0 beside the spec\'s wire format (docs/standard-oauth-clients.md).'),
   log: z
     .strictObject({
       level: z

@@ -1,4 +1,4 @@
-import { addressOf, startDemoUpstream } from './upstream.js';
+import { addressOf, DemoUpstreamError, demoUpstreamPort, startDemoUpstream } from './upstream.js';
 
 /**
  * The demo upstream on its own: the compose file's `upstream` service runs
@@ -6,13 +6,18 @@ import { addressOf, startDemoUpstream } from './upstream.js';
  * 127.0.0.1; 0.0.0.0 in a container) and DEMO_UPSTREAM_PORT (default 8081).
  */
 const host = process.env.DEMO_UPSTREAM_HOST || '127.0.0.1';
-const portText = process.env.DEMO_UPSTREAM_PORT || '8081';
-const port = Number(portText);
-if (!/^\d+$/.test(portText) || port > 65535) {
-  process.stderr.write(`demo upstream: DEMO_UPSTREAM_PORT must be a whole number from 0 to 65535, got "${portText}"\n`);
+let port: number;
+try {
+  port = demoUpstreamPort(process.env);
+} catch (error) {
+  process.stderr.write(`demo upstream: ${(error as Error).message}\n`);
   process.exit(2);
 }
-const server = await startDemoUpstream(port, host);
+const server = await startDemoUpstream(port, host).catch((error: unknown) => {
+  if (!(error instanceof DemoUpstreamError)) throw error;
+  process.stderr.write(`demo upstream: ${error.message}\n`);
+  process.exit(1);
+});
 process.stderr.write(`demo upstream (not a real API) listening on ${addressOf(server)}\n`);
 const stop = () => {
   // Keep-alive connections from the gateway would hold close() open: a demo has nothing in flight worth waiting for.

@@ -22,7 +22,7 @@ const REASON_PATHS: ReadonlyArray<readonly [prefix: string, reasonPrefix: string
 ];
 
 /** The reason for a key's default, if it has one. */
-export function reasonFor(key: string): Reasoned<string | number> | undefined {
+export function reasonFor(key: string): Reasoned<string | number | boolean> | undefined {
   if (key === 'policies') return undefined; // its reason is the folder's, printed there
   const [prefix, reasonPrefix] = REASON_PATHS.find(([from]) => key.startsWith(from)) ?? ['', ''];
   const path = reasonPrefix + key.slice(prefix.length);

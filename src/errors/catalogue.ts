@@ -99,6 +99,8 @@ export const catalogue = Object.freeze({
     'unsupported_grant_type',
     false,
   ),
+  // RFC 6749 5.2; only a form request can ask for a scope (docs/standard-oauth-clients.md).
+  INVALID_SCOPE: entry(400, 'Bad Request', 'The requested scope is unknown: this service defines no scopes', 'invalid_scope', false),
   REFRESH_TOKEN_REQUIRED: entry(400, 'Bad Request', "The 'refresh_token' attribute is required", 'invalid_request', false),
   INVALID_REFRESH_TOKEN: entry(
     400,

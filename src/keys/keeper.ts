@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../log/logger.js';
@@ -172,7 +171,7 @@ export class KeyRingKeeper {
 
   /** The rotation lock, waiting in steps while a scheduled rotation elsewhere holds it (a matter of milliseconds). */
   private async waitForLock(): Promise<() => Promise<void>> {
-    // Counted in attempts, not read from the clock: a test's frozen clock must not make this wait for ever.
+    // Counted in attempts, each step waited on the clock's timer: a test advances its clock step by step.
     const attempts = Math.max(1, Math.ceil((this.options.lockWaitMs ?? 5_000) / LOCK_STEP_MS));
     for (let attempt = 1; ; attempt++) {
       const release = await this.options.storage.tryLock(this.options.lockTtlMs ?? 30_000);
@@ -180,7 +179,7 @@ export class KeyRingKeeper {
       if (attempt >= attempts) {
         throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'another instance has been changing the key ring for seconds; try again' });
       }
-      await sleep(LOCK_STEP_MS);
+      await new Promise<void>((resolve) => this.options.clock.setTimer(resolve, LOCK_STEP_MS));
     }
   }
 
@@ -203,7 +202,8 @@ export class KeyRingKeeper {
       }
       const keys = stored || ring.loaded ? [...storedKeys, ...missing] : await ring.initialKeys();
       if (await this.write(keys, stored?.version ?? 0, dropped)) {
-        if (stored || ring.loaded) this.options.logger.warn({ restored: missing.map((key) => key.kid) }, 'wrote signing keys back to the store');
+        // Only a restore is news; the first ring of a new environment is not (ring.loaded is true by now: the write installed it).
+        if (missing.length > 0) this.options.logger.warn({ restored: missing.map((key) => key.kid) }, 'wrote signing keys back to the store');
         return;
       }
     }

@@ -31,6 +31,7 @@ export const RELOAD_RULES: Readonly<Record<TopKey, { readonly live: boolean; rea
   policies: { live: true, why: 'the policy set is rebuilt (`folder`, `defaults`, `endpoints` and the policy files)' },
   trusted_proxies: { live: true, why: 'read per request' },
   brute_force: { live: true, why: 'the counters are rebuilt (on the memory store a changed threshold starts its counters from zero)' },
+  oauth: { live: true, why: 'read per request; discovery and the OpenAPI document are rebuilt (clients may cache discovery for an hour)' },
   log: { live: true, why: 'the level is set on the running logger' },
 };
 

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { AppAccount } from '../accounts/schema.js';
 import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { readJsonObject } from '../http/json-body.js';
 import type { Exchange } from '../http/exchange.js';
 
 export interface ClientCredentials {
@@ -15,12 +14,14 @@ export interface ClientCredentials {
 type Partial = { clientId?: string; clientSecret?: string };
 
 /**
- * Client credentials may arrive in three places (SPEC 4.3 JSON body; the
- * `client_id`/`client_secret` headers of SPEC 4.4/4.5 and the published SDKs;
- * RFC 6749 2.3.1 HTTP Basic, as standard OAuth libraries send). Any of them is
- * accepted; two places that disagree are refused rather than guessed between.
+ * Client credentials may arrive in three places (SPEC 4.3 JSON body, or an
+ * RFC 6749 2.3.1 form body where the operator allows forms:
+ * `client_secret_post`; the `client_id`/`client_secret` headers of SPEC
+ * 4.4/4.5 and the published SDKs; RFC 6749 2.3.1 HTTP Basic,
+ * `client_secret_basic`). Any of them is accepted; two places that disagree
+ * are refused rather than guessed between.
  */
-export function readClientCredentials(req: IncomingMessage, body?: Record<string, unknown>): ClientCredentials {
+export function readClientCredentials(req: IncomingMessage, body?: Readonly<Record<string, unknown>>): ClientCredentials {
   const basic = fromBasic(req.headers.authorization);
   const sources: Partial[] = [
     { clientId: stringOf(body?.client_id), clientSecret: stringOf(body?.client_secret) },
@@ -39,10 +40,20 @@ export function readClientCredentials(req: IncomingMessage, body?: Record<string
  * on the token endpoints count by. Never throws: a conflict or a missing id is
  * the endpoint's to report.
  */
-export function claimedClientId(req: IncomingMessage, body?: Record<string, unknown>): string | undefined {
+export function claimedClientId(req: IncomingMessage, body?: Readonly<Record<string, unknown>>): string | undefined {
   const header = req.headersDistinct.client_id;
   const candidates = [header?.length === 1 ? header[0] : undefined, fromBasic(req.headers.authorization).clientId, stringOf(body?.client_id)];
   return candidates.find((candidate) => candidate !== undefined && candidate !== '');
+}
+
+/**
+ * Every client_id a request names, in any place and however often, before
+ * anything is verified: whether a form may be served depends on all of them
+ * (oauth/form-encoding.ts). Never throws.
+ */
+export function namedClientIds(req: IncomingMessage, formClientIds: readonly string[]): string[] {
+  const named = [...(req.headersDistinct.client_id ?? []), fromBasic(req.headers.authorization).clientId, ...formClientIds];
+  return [...new Set(named.filter((id): id is string => id !== undefined && id !== ''))];
 }
 
 function agreeOn(values: Array<string | undefined>): string | undefined {
@@ -91,21 +102,4 @@ export async function authenticateClient(ctx: GatewayContext, exchange: Exchange
   // Only a client_id we know is logged: an unknown one may be a secret typed into the wrong field.
   if (ctx.accounts.findApp(credentials.clientId)) exchange.clientId = credentials.clientId;
   return ctx.accounts.authenticateApp(credentials.clientId, credentials.clientSecret, credentials.challenge);
-}
-
-type JsonObject = Record<string, unknown> | undefined;
-const parsedBodies = new WeakMap<Exchange, Promise<JsonObject>>();
-
-/**
- * The JSON body of a token or revocation request, within the OAuth endpoints'
- * size (exchange.body) and depth limits; parsed once per request, however many
- * phases (policies counting by client_id, the endpoint) ask for it.
- */
-export function readOAuthJsonBody(ctx: GatewayContext, exchange: Exchange): Promise<JsonObject> {
-  let parsed = parsedBodies.get(exchange);
-  if (!parsed) {
-    parsed = readJsonObject(exchange.body, ctx.config.limits.json_depth);
-    parsedBodies.set(exchange, parsed);
-  }
-  return parsed;
 }

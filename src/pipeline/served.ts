@@ -47,7 +47,7 @@ export function servedEndpoint<A>(endpoint: Endpoint<A>, { policies }: { policie
     oauthErrors: endpoint.oauthErrors,
     bodyLimit: (limits) => limits.oauth_body_size,
     policies: policies ? (set) => set.forEndpoint(endpoint.path) : () => NO_POLICIES,
-    caller: (ctx, exchange) => claimedCaller(ctx, exchange),
+    caller: (ctx, exchange) => claimedCaller(ctx, exchange, endpoint.formEncoded),
     authenticate,
     serve: (ctx, exchange, authenticated) => endpoint.serve(ctx, exchange, authenticated),
   };

@@ -3,6 +3,7 @@ import type { GatewayContext } from '../context.js';
 import { catalogue } from '../errors/catalogue.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import type { AccessTokenClaims } from '../tokens/access-token.js';
+import { isAccessTokenRevoked } from '../tokens/access-token-revocation.js';
 
 const REALM = 'token-gateway';
 // RFC 6750 section 2.1: "Bearer" 1*SP b64token.
@@ -37,8 +38,7 @@ export async function authenticateBearer(ctx: GatewayContext, req: IncomingMessa
     if (!isGatewayError(error) || error.code === 'SERVICE_UNAVAILABLE') throw error;
     throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: error.detail, headers: INVALID_TOKEN_CHALLENGE });
   }
-  const { revocations } = ctx.store;
-  if (revocations.isRevoked('token', claims.jti) || revocations.isRevoked('grant', claims.sid)) {
+  if (isAccessTokenRevoked(ctx.store.revocations, claims)) {
     throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'token revoked', headers: INVALID_TOKEN_CHALLENGE });
   }
   return claims;

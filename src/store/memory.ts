@@ -1,5 +1,5 @@
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Clock } from '../clock.js';
+import type { Clock, Timer } from '../clock.js';
 import { summariseGrant } from './grant-summary.js';
 import type {
   GrantFilter,
@@ -30,12 +30,20 @@ export class MemoryStore implements Store {
   readonly refreshTokens: MemoryRefreshTokens;
   readonly revocations: MemoryRevocations;
   readonly keyRing = new MemoryKeyRingStorage();
-  private readonly sweeper: NodeJS.Timeout;
+  private sweeper: Timer;
 
-  constructor(clock: Clock) {
+  constructor(private readonly clock: Clock) {
     this.refreshTokens = new MemoryRefreshTokens(clock);
     this.revocations = new MemoryRevocations(clock);
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
+    this.sweeper = this.armSweeper();
+  }
+
+  /** On the clock's timer, re-armed each time: a test sees a sweep when it advances its clock a sweep interval. */
+  private armSweeper(): Timer {
+    return this.clock.setTimer(() => {
+      this.sweeper = this.armSweeper();
+      this.sweep();
+    }, SWEEP_INTERVAL_MS);
   }
 
   createRateLimiter({ points, durationSeconds }: RateLimiterSettings): RateLimiterAbstract {
@@ -56,7 +64,7 @@ export class MemoryStore implements Store {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.sweeper);
+    this.sweeper.cancel();
   }
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER } from '../helpers/accounts.js';
 import { bootGateway, errorOf, passwordGrant, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 const LOCKED = { status: 401, errorCode: 'LOGIN_LOCKED', message: 'Access to the requested resource is not allowed' };
 
@@ -38,7 +38,7 @@ describe('brute-force protection on the password grant', () => {
     expect(await outcome(await attempt(USER.password, freshAddress()))).toEqual(LOCKED);
     expect(await outcome(await attempt('wrong', freshAddress()))).toEqual(LOCKED);
     // Bounded wait on the store's own expiry (rate-limiter-flexible keeps real time): cool_down is 1 s.
-    await eventually(async () => (await attempt(USER.password, freshAddress())).status === 200, 5_000);
+    await eventually(async () => (await attempt(USER.password, freshAddress())).status === 200, { timeoutMs: 5_000 });
   });
 
   it('lets the attempt at the threshold through, and a success clears the failures', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminCall } from '../helpers/admin.js';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * The admin API's access rule on real listeners: with admin.token_file every

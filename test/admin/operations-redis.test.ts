@@ -5,7 +5,8 @@ import { APP, OTHER_APP, OTHER_USER, USER } from '../helpers/accounts.js';
 import { callProtected, errorOf, issueTokens, refreshGrant } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { RedisServer } from '../helpers/redis-server.js';
-import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueEnvironment } from '../helpers/redis-store.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 /**

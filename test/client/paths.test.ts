@@ -1,4 +1,4 @@
-import { DISCOVERY_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH } from '@token-gateway/client/paths';
+import { AUTHORIZATION_SERVER_METADATA_PATH, DISCOVERY_PATH, INTROSPECT_PATH, JWKS_PATH, OPENAPI_PATH, REVOKE_PATH, TOKEN_PATH } from '@token-gateway/client/paths';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -22,19 +22,21 @@ describe('the gateway serves the paths @token-gateway/client declares', () => {
       token_endpoint: `${metadata.issuer}${TOKEN_PATH}`,
       revocation_endpoint: `${metadata.issuer}${REVOKE_PATH}`,
       jwks_uri: `${metadata.issuer}${JWKS_PATH}`,
+      introspection_endpoint: `${metadata.issuer}${INTROSPECT_PATH}`,
     });
   });
 
   it.each([
     ['the key set', JWKS_PATH, 'application/jwk-set+json'],
     ['the OpenAPI document', OPENAPI_PATH, 'application/vnd.oai.openapi+json'],
+    ['the RFC 8414 metadata', AUTHORIZATION_SERVER_METADATA_PATH, 'application/json'],
   ])('serves %s at %s', async (_, path, mediaType) => {
     const response = await fetch(`${tg.url}${path}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain(mediaType);
   });
 
-  it.each([TOKEN_PATH, REVOKE_PATH])('answers a POST to %s with its own error envelope, not a 404', async (path) => {
+  it.each([TOKEN_PATH, REVOKE_PATH, INTROSPECT_PATH])('answers a POST to %s with its own error envelope, not a 404', async (path) => {
     // No credentials: the endpoint itself refuses, which a path it does not serve would not.
     const response = await fetch(`${tg.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(response.status).not.toBe(404);

@@ -8,7 +8,7 @@ import { WorkerQuestions, type WorkerLink } from '../../src/cluster/questions.js
 import type { GatewayContext } from '../../src/context.js';
 import { bootGateway, callProtected, issueTokens, type TestGateway } from '../helpers/gateway.js';
 import { scrape, scrapeCounted } from '../helpers/metrics.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 /**
  * The cluster primary's admin listener, in one process: the routes and the

@@ -10,16 +10,14 @@ import { issueTokens, revoke } from '../helpers/gateway.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import { childrenOf } from '../helpers/processes.js';
+import { eventually } from '../helpers/eventually.js';
 
-async function eventually<T>(probe: () => T | Promise<T>, accept: (value: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** The shared bounded poll, for a value: resolves with the first one `accept` takes. */
+const until = <T>(probe: () => T | Promise<T>, accept: (value: T) => boolean, what: string): Promise<T> =>
+  eventually(async () => {
     const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: last ${JSON.stringify(value)}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
+    return accept(value) ? { value } : undefined;
+  }, { timeoutMs: 10_000, intervalMs: 50, what }).then(({ value }) => value);
 
 /** A protected call on a connection of its own, so that the cluster hands it to the next worker. */
 function callOnNewConnection(url: string, token: string, path = '/business/score/v2/directors'): Promise<number> {
@@ -39,12 +37,12 @@ function callOnNewConnection(url: string, token: string, path = '/business/score
  * keys and its revocation list.
  */
 const everyWorkerReady = async (gateway: GatewayProcess, url: string) => {
-  await eventually(
+  await until(
     () => new Set(gateway.lines.filter((line) => line.msg === 'token-gateway listening' && line.url === url).map((line) => line.pid)).size,
     (listening) => listening === 2,
     'both workers listening',
   );
-  return eventually(
+  return until(
     () => Promise.all(Array.from({ length: 8 }, () => callOnNewConnection(url, '', '/readyz').catch(() => 0))),
     (statuses) => statuses.every((status) => status === 200),
     'every worker ready',
@@ -96,7 +94,7 @@ describe('workers', () => {
       const after = await Promise.all(Array.from({ length: 8 }, () => callOnNewConnection(gateway.url, tokens.access_token)));
       expect(after).toEqual(Array(8).fill(401));
       // Both workers answered: their access lines (written within 100 ms) carry two different pids.
-      const answeredBy = await eventually(
+      const answeredBy = await until(
         () => new Set(gateway.lines.filter((line) => line.msg === 'request' && line.route === '/business/score/v2/').map((line) => line.pid)),
         (pids) => pids.size === 2,
         'access lines of both workers',
@@ -106,7 +104,7 @@ describe('workers', () => {
 
     it('passes SIGHUP on to every worker', async () => {
       gateway.signal('SIGHUP');
-      const reloads = await eventually(
+      const reloads = await until(
         () => new Set(gateway.lines.filter((line) => line.msg === 'policies reloaded' && line.reason === 'SIGHUP').map((line) => line.pid)),
         (pids) => pids.size === 2,
         'both workers reloaded',
@@ -117,14 +115,14 @@ describe('workers', () => {
     it('replaces workers that die, even all of them at once, then stops every worker on SIGTERM', async () => {
       const [victim, survivor] = childrenOf(gateway.pid) as [number, number];
       process.kill(victim, 'SIGKILL');
-      const replaced = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker');
+      const replaced = await until(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker');
       expect(replaced).toContain(survivor);
       for (const pid of replaced) process.kill(pid, 'SIGKILL');
-      const fresh = await eventually(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
+      const fresh = await until(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
       expect(gateway.alive).toBe(true);
       // With every worker gone the cluster closed the listening socket; listen.port 0 then gives the new ones a new port,
       // which only their own lines tell (they may log after the forks are visible).
-      const listening = await eventually(
+      const listening = await until(
         () => gateway.lines.filter((line) => line.msg === 'token-gateway listening' && fresh.includes(line.pid as number)),
         (lines) => lines.length > 0,
         'a new worker listening',

@@ -6,7 +6,8 @@ import { GatewayProcess } from '../helpers/gateway-process.js';
 import { issueTokens } from '../helpers/gateway.js';
 import { scrape, type Scrape } from '../helpers/metrics.js';
 import { RedisServer } from '../helpers/redis-server.js';
-import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueEnvironment } from '../helpers/redis-store.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 import { childrenOf } from '../helpers/processes.js';
 
@@ -61,7 +62,7 @@ describe('the admin listener with workers: 2', () => {
       store: { redis: { url: redis.url, command_timeout: '300ms' } },
       routes: [{ path: PROTECTED, upstream: upstream.url, timeout: '2s' }],
     });
-    await eventually(async () => (await readiness(gateway.adminUrl)).status === 200, 15_000);
+    await eventually(async () => (await readiness(gateway.adminUrl)).status === 200, { timeoutMs: 15_000 });
   });
   afterAll(async () => {
     await gateway?.stop();
@@ -117,7 +118,7 @@ describe('the admin listener with workers: 2', () => {
     expect((await scrape(gateway.adminUrl)).value('token_gateway_store_up')).toBe(0);
 
     await redis.launch();
-    await eventually(async () => (await readiness(gateway.adminUrl)).status === 200, 15_000);
+    await eventually(async () => (await readiness(gateway.adminUrl)).status === 200, { timeoutMs: 15_000 });
     expect((await scrape(gateway.adminUrl)).value('token_gateway_store_up')).toBe(1);
   });
 
@@ -134,7 +135,7 @@ describe('the admin listener with workers: 2', () => {
       const jwks = await Promise.all(Array.from({ length: 6 }, () => jwksOnNewConnection(gateway.url)));
       return jwks.every((kids) => kids.includes(rotated.body.kid as string));
     };
-    await eventually(kidsSeen, 10_000);
+    await eventually(kidsSeen, { timeoutMs: 10_000 });
     expect(decodeProtectedHeader((await issueTokens(gateway.url)).access_token).kid).toBe(rotated.body.kid);
     // Tokens signed before the rotation still verify.
     expect(await callOnNewConnection(gateway.url, access_token)).toBe(200);

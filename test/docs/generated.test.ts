@@ -41,7 +41,7 @@ describe('generated docs', () => {
   });
 
   it('prints every reason of DEFAULT_REASONS once, beside the key whose default it explains', () => {
-    const leaves: Array<Reasoned<string | number>> = [];
+    const leaves: Array<Reasoned<string | number | boolean>> = [];
     const walk = (node: unknown): void => {
       if (isReasoned(node)) leaves.push(node);
       else for (const child of Object.values(node as object)) walk(child);

@@ -16,16 +16,19 @@ let cached: Promise<string> | undefined;
 
 /**
  * accounts.yaml with the test users and apps; `appPolicies` attaches policy
- * names to apps (`apps[].policies`).
+ * names to apps (`apps[].policies`), `appSettings` other keys of an app
+ * (`form_encoded`, `introspect`), written as YAML flow values.
  */
-export async function accountsYaml(appPolicies: Record<string, string[]> = {}): Promise<string> {
+export async function accountsYaml(appPolicies: Record<string, string[]> = {}, appSettings: Record<string, Record<string, string | boolean>> = {}): Promise<string> {
   const base = await baseAccountsYaml();
   return base
     .split('\n')
     .map((line) => {
       const clientId = /client_id: ([\w-]+),/.exec(line)?.[1];
-      const names = clientId ? appPolicies[clientId] : undefined;
-      return names ? line.replace(/ }$/, `, policies: [${names.join(', ')}] }`) : line;
+      if (!clientId) return line;
+      const names = appPolicies[clientId];
+      const extra = [...(names ? [`policies: [${names.join(', ')}]`] : []), ...Object.entries(appSettings[clientId] ?? {}).map(([key, value]) => `${key}: ${String(value)}`)];
+      return extra.length > 0 ? line.replace(/ }$/, `, ${extra.join(', ')} }`) : line;
     })
     .join('\n');
 }

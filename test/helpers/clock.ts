@@ -46,6 +46,20 @@ export class ManualClock implements Clock {
     return this.timers.filter((timer) => !timer.cancelled).length;
   }
 
+  /**
+   * Whether a timer waits to run within `ms` from now: what a test polls for
+   * before it advances, when the code under test arms its timer only after
+   * some real I/O (a Redis round trip).
+   */
+  hasTimerWithin(ms: number): boolean {
+    return this.timersWithin(ms) > 0;
+  }
+
+  /** How many timers wait to run within `ms` from now. */
+  timersWithin(ms: number): number {
+    return this.timers.filter((timer) => !timer.cancelled && timer.at <= this.current + ms).length;
+  }
+
   private nextDue(until: number): PendingTimer | undefined {
     let next: PendingTimer | undefined;
     for (const timer of this.timers) {

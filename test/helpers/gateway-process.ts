@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { accountsYaml } from './accounts.js';
+import { eventually } from './eventually.js';
 
 const BIN = resolve('dist/cli/main.js');
 
@@ -102,13 +103,7 @@ export class GatewayProcess {
 
   /** Polls /readyz until it answers 200; bounded. */
   async ready(timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const status = await fetch(`${this.url}/readyz`).then((response) => response.status, () => 0);
-      if (status === 200) return;
-      if (Date.now() > deadline) throw new Error(`${this.url} not ready within ${timeoutMs} ms (last status ${status})`);
-      await new Promise((done) => setTimeout(done, 50));
-    }
+    await eventually(async () => (await fetch(`${this.url}/readyz`)).status === 200, { timeoutMs, intervalMs: 50, what: `${this.url}/readyz to answer 200` });
   }
 
   /** Log lines at error level or above, and every access line with a 5xx other than 503. */

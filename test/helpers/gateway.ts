@@ -29,10 +29,18 @@ export interface BootOptions {
    */
   config?: Record<string, unknown> | ((upstreamUrl: string) => Record<string, unknown>);
   clock?: Clock;
+  /**
+   * Reload when gateway.yaml or accounts.yaml changes (default true). A test
+   * that calls reload() itself and asserts its outcome turns it off: the
+   * watcher's own reload would otherwise race it for the same edit.
+   */
+  watchConfig?: boolean;
   /** Files of the policies folder, by name (without .yaml). */
   policies?: Record<string, PolicyFile | string>;
   /** Policy names per app, written to accounts.yaml as `apps[].policies`. */
   appPolicies?: Record<string, string[]>;
+  /** Other keys per app in accounts.yaml, e.g. `{ 'app-two': { form_encoded: true, introspect: 'any' } }`. */
+  appSettings?: Record<string, Record<string, string | boolean>>;
 }
 
 export interface PolicyFile {
@@ -50,7 +58,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<TestGatewa
     routes: [{ path: '/business/score/v2/', upstream: upstream.url, timeout: '2s' }],
     ...(typeof options.config === 'function' ? options.config(upstream.url) : options.config),
   };
-  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml(options.appPolicies));
+  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml(options.appPolicies, options.appSettings));
   await writeFile(join(dir, 'gateway.yaml'), stringify(config));
   const writePolicies = async (name: string, file: PolicyFile | string) => {
     await mkdir(join(dir, 'policies'), { recursive: true });
@@ -64,6 +72,7 @@ export async function bootGateway(options: BootOptions = {}): Promise<TestGatewa
   const gateway = await startGateway({
     config: await loadGatewayConfig(join(dir, 'gateway.yaml')),
     clock: options.clock,
+    watchConfig: options.watchConfig,
     logDestination: { write: (line: string) => void rawLogs.push(line) },
     shutdownGraceMs: 1_000,
   });

@@ -1,3 +1,5 @@
+import { eventually } from './eventually.js';
+
 /** One sample line of the text exposition format. */
 export interface Sample {
   readonly name: string;
@@ -61,13 +63,14 @@ export async function scrape(adminUrl: string): Promise<Scrape> {
  * `requests` in all: a request is counted once its response is over, which
  * the gateway may see a moment after the client has read it. Bounded.
  */
-export async function scrapeCounted(adminUrl: string, requests: number, timeoutMs = 5_000): Promise<Scrape> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const scraped = await scrape(adminUrl);
-    const counted = scraped.value('token_gateway_requests_total');
-    if (counted >= requests) return scraped;
-    if (Date.now() > deadline) throw new Error(`requests counted: ${counted}, expected at least ${requests}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+export function scrapeCounted(adminUrl: string, requests: number, timeoutMs = 5_000): Promise<Scrape> {
+  let counted = 0;
+  return eventually(
+    async () => {
+      const scraped = await scrape(adminUrl);
+      counted = scraped.value('token_gateway_requests_total');
+      return counted >= requests && scraped;
+    },
+    { timeoutMs, what: () => `at least ${requests} requests counted (counted: ${counted})` },
+  );
 }

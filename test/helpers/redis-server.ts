@@ -4,6 +4,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from './eventually.js';
 
 const run = promisify(execFile);
 
@@ -48,13 +49,7 @@ export function rawCommand(port: number, command: string, timeoutMs = 1_000): Pr
   });
 }
 
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const waitFor = (condition: () => Promise<boolean>, what: string, timeoutMs = 10_000) => eventually(condition, { timeoutMs, intervalMs: 25, what });
 
 /**
  * A real redis-server on a free port, without persistence (a restart comes

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { Clock } from '../../src/clock.js';
 import type { RedisStoreConfig, RedisTopology } from '../../src/config/store-schema.js';
 import { RedisStore } from '../../src/store/redis/store.js';
+import { eventually } from './eventually.js';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -14,11 +15,7 @@ export function redisStoreConfig(topology: RedisTopology, overrides: Partial<Red
 export const uniqueEnvironment = (): string => `test-${randomBytes(6).toString('hex')}`;
 
 export async function untilReady(store: RedisStore, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!store.health().ready) {
-    if (Date.now() > deadline) throw new Error(`store not ready: ${store.health().reason}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(() => store.health().ready, { timeoutMs, what: () => `the redis store to be ready (${store.health().reason})` });
 }
 
 /** A connected RedisStore, ready to use. */
@@ -27,13 +24,4 @@ export async function connectedStore(config: RedisStoreConfig, environment: stri
   store.connect();
   await untilReady(store);
   return store;
-}
-
-/** Polls until `condition` holds; bounded, so a broken propagation fails instead of hanging. */
-export async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

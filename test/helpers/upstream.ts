@@ -36,8 +36,8 @@ export async function startUpstream(): Promise<TestUpstream> {
       }
       if (req.url?.endsWith('/truncated')) {
         res.writeHead(200, { 'content-length': '1000' });
-        res.write('partial');
-        setTimeout(() => res.socket?.destroy(), 20);
+        // Cut once the head and the first bytes are on the wire (the write's callback), not after a guessed delay.
+        res.write('partial', () => res.socket?.destroy());
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' });

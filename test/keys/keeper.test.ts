@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRingKeeper, KeyRingSealError } from '../../src/keys/keeper.js';
 import { KeyRing } from '../../src/keys/key-ring.js';
 import { KeySealer } from '../../src/keys/sealing.js';
+import type { Logger } from '../../src/log/logger.js';
 import type { RedisStore } from '../../src/store/redis/store.js';
+import { pino } from 'pino';
 import { ManualClock } from '../helpers/clock.js';
 import { rawCommand, RedisServer } from '../helpers/redis-server.js';
 import { connectedStore, redisStoreConfig, silentLogger, uniqueEnvironment } from '../helpers/redis-store.js';
@@ -22,11 +24,11 @@ afterAll(async () => {
 });
 
 /** One instance: its own store connection, ring and keeper, on the shared redis. */
-async function instance(environment: string, clock: ManualClock, kek = KEK) {
+async function instance(environment: string, clock: ManualClock, kek = KEK, logger: Logger = silentLogger) {
   const store = await connectedStore(redisStoreConfig({ mode: 'single', url: redis.url }), environment, clock);
   stores.push(store);
   const ring = new KeyRing({ algorithm: 'ES256', rotationIntervalMs: 24 * HOUR, retentionMs: HOUR, clock });
-  const keeper = new KeyRingKeeper({ ring, storage: store.keyRing, sealer: new KeySealer(kek, environment), logger: silentLogger, clock });
+  const keeper = new KeyRingKeeper({ ring, storage: store.keyRing, sealer: new KeySealer(kek, environment), logger, clock });
   return { store, ring, keeper };
 }
 
@@ -40,6 +42,12 @@ async function firstInstance() {
 }
 
 const kids = (ring: KeyRing) => ring.list().map((key) => key.kid);
+
+/** A logger whose lines the test reads. */
+function capturedLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  return { lines, logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) }) };
+}
 
 describe('key ring keeper on a shared store', () => {
   it('creates the ring once; the next instance loads the same keys', async () => {
@@ -77,6 +85,30 @@ describe('key ring keeper on a shared store', () => {
     const late = await instance(environment, clock);
     await late.keeper.sync();
     expect(kids(late.ring)).toEqual(before);
+  });
+
+  it('says which keys it wrote back, at warn level, when the store came back empty', async () => {
+    const { clock, environment, a } = await firstInstance();
+    const logged = capturedLogger();
+    const b = await instance(environment, clock, KEK, logged.logger);
+    await b.keeper.sync();
+    await rawCommand(redis.port, 'FLUSHALL');
+    await b.keeper.sync();
+    expect(logged.lines.filter((line) => line.msg === 'wrote signing keys back to the store')).toEqual([
+      expect.objectContaining({ level: 40, restored: kids(a.ring) }),
+    ]);
+  });
+
+  it('logs no warning when it creates the first ring of an environment, or loads an intact one', async () => {
+    const clock = new ManualClock();
+    const environment = uniqueEnvironment();
+    const logged = capturedLogger();
+    const first = await instance(environment, clock, KEK, logged.logger);
+    await first.keeper.sync();
+    const second = await instance(environment, clock, KEK, logged.logger);
+    await second.keeper.sync();
+    expect(kids(second.ring)).toEqual(kids(first.ring));
+    expect(logged.lines.filter((line) => (line.level as number) >= 40)).toEqual([]);
   });
 
   it('merges rather than diverges when a fresh instance wrote a new ring into an emptied store', async () => {

@@ -10,7 +10,8 @@ import type { KeyRingStorage } from '../../src/store/types.js';
 import type { RedisStore } from '../../src/store/redis/store.js';
 import { ManualClock } from '../helpers/clock.js';
 import { RedisServer } from '../helpers/redis-server.js';
-import { connectedStore, eventually, redisStoreConfig, silentLogger, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { connectedStore, redisStoreConfig, silentLogger, uniqueEnvironment } from '../helpers/redis-store.js';
 
 const HOUR = 3_600_000;
 const INTERVAL = 24 * HOUR;
@@ -181,12 +182,23 @@ describe('rotating now on a shared store', () => {
     const environment = uniqueEnvironment();
     const a = await instance(environment, clock);
     const b = await instance(environment, clock);
+    // The keeper asks for the lock every LOCK_STEP_MS of its clock, lockWaitMs (300) in all: three attempts.
+    const LOCK_STEP_MS = 100;
+    const nextStep = async () => {
+      await eventually(() => clock.hasTimerWithin(LOCK_STEP_MS), { what: 'the keeper to wait for its next attempt at the lock' });
+      clock.advance(LOCK_STEP_MS);
+    };
     const release = (await b.store.keyRing.tryLock(10_000))!;
-    await expect(a.keeper.rotateNow({ dropPrevious: false })).rejects.toSatisfy((error) => isGatewayError(error) && error.code === 'SERVICE_UNAVAILABLE');
+    const givingUp = a.keeper.rotateNow({ dropPrevious: false });
+    await nextStep();
+    await nextStep();
+    await expect(givingUp).rejects.toSatisfy((error) => isGatewayError(error) && error.code === 'SERVICE_UNAVAILABLE');
 
     const relock = (await b.store.keyRing.tryLock(10_000)) ?? release;
     const rotating = a.keeper.rotateNow({ dropPrevious: false });
-    setTimeout(() => void relock(), 150);
+    await eventually(() => clock.hasTimerWithin(LOCK_STEP_MS), { what: 'the keeper to find the lock taken and wait' });
+    await relock();
+    clock.advance(LOCK_STEP_MS);
     await expect(rotating).resolves.toMatchObject({ kid: expect.any(String) });
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { issueTokens } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { startHeldUpstream, type HeldUpstream } from '../helpers/held-upstream.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 import { selfSignedCertificate, type SelfSigned } from '../helpers/tls-certificates.js';
 
 interface Answer {
@@ -114,7 +114,7 @@ describe('shutdown on SIGTERM', () => {
     const inFlight = Array.from({ length: 50 }, (_, i) =>
       i % 5 === 0 ? get(httpsUrl, `/held/${i}`, token, tlsAgent, certificate.pem) : get(gateway.url, `/held/${i}`, token, plainAgent),
     );
-    await eventually(() => held.held === 50, 15_000);
+    await eventually(() => held.held === 50, { timeoutMs: 15_000 });
     gateway.signal('SIGTERM');
 
     await eventually(async () => (await readiness(gateway.adminUrl)).body.status === 'draining');

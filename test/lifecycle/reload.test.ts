@@ -8,7 +8,7 @@ import { accountsYaml, APP, USER } from '../helpers/accounts.js';
 import { bootGateway, callProtected, issueTokens, passwordGrant, type PolicyFile, type TestGateway } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { startHeldUpstream, type HeldUpstream } from '../helpers/held-upstream.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 const NEW_USER = { username: 'newcomer', password: 'newcomer-password-1' };
 
@@ -32,6 +32,34 @@ async function replaceFile(file: string, text: string): Promise<void> {
  * whole before anything changes, applied atomically between requests,
  * restart-only keys kept at their running value with a warning.
  */
+describe('configuration reload on a file change (the watcher)', () => {
+  let gw: TestGateway;
+  const linesOf = (reason: string) => gw.logs.filter((line) => line.reason === reason);
+  beforeAll(async () => {
+    gw = await bootGateway();
+  });
+  afterAll(() => gw.close());
+
+  it('picks up a new user when accounts.yaml changes, without SIGHUP or restart', async () => {
+    expect((await passwordGrant(gw.url, NEW_USER)).status).toBe(401);
+    await replaceFile(join(gw.dir, 'accounts.yaml'), await accountsWithNewUser());
+    await eventually(async () => (await passwordGrant(gw.url, NEW_USER)).status === 200);
+    expect((await passwordGrant(gw.url)).status).toBe(200);
+    const reloaded = linesOf('files changed').find((line) => line.msg === 'configuration reloaded');
+    const before = parse(await accountsYaml()) as { users: unknown[]; apps: unknown[] };
+    expect(reloaded).toMatchObject({
+      level: 30,
+      users: before.users.length + 1,
+      apps: before.apps.length,
+      usersChanged: { added: 1, removed: 0, changed: 0 },
+      appsChanged: { added: 0, removed: 0, changed: 0 },
+      changed: ['accounts.yaml'],
+    });
+    expect(gw.rawLogs.join('\n')).not.toContain(NEW_USER.password);
+  });
+});
+
+/** Reloads the tests ask for themselves, with the watcher off: its reload of the same edit would race theirs. */
 describe('configuration reload', () => {
   let gw: TestGateway;
   let held: HeldUpstream;
@@ -44,6 +72,7 @@ describe('configuration reload', () => {
   beforeAll(async () => {
     held = await startHeldUpstream();
     gw = await bootGateway({
+      watchConfig: false,
       policies: { guard },
       config: (upstream) => {
         config = {
@@ -71,23 +100,6 @@ describe('configuration reload', () => {
     await held.close();
   });
 
-  it('picks up a new user when accounts.yaml changes, without SIGHUP or restart', async () => {
-    expect((await passwordGrant(gw.url, NEW_USER)).status).toBe(401);
-    await replaceFile(join(gw.dir, 'accounts.yaml'), await accountsWithNewUser());
-    await eventually(async () => (await passwordGrant(gw.url, NEW_USER)).status === 200);
-    expect((await passwordGrant(gw.url)).status).toBe(200);
-    const reloaded = linesOf('files changed').find((line) => line.msg === 'configuration reloaded');
-    const before = parse(await accountsYaml()) as { users: unknown[]; apps: unknown[] };
-    expect(reloaded).toMatchObject({
-      level: 30,
-      users: before.users.length + 1,
-      apps: before.apps.length,
-      usersChanged: { added: 1, removed: 0, changed: 0 },
-      appsChanged: { added: 0, removed: 0, changed: 0 },
-      changed: ['accounts.yaml'],
-    });
-    expect(gw.rawLogs.join('\n')).not.toContain(NEW_USER.password);
-  });
 
   it('serves a route added to gateway.yaml at once, with the policies it names', async () => {
     expect((await callProtected(gw.url, token, '/business/other/v1/x')).status).toBe(404);

@@ -8,7 +8,7 @@ import { StartupError } from '../../src/config/errors.js';
 import { loadGatewayConfig } from '../../src/config/load.js';
 import { startGateway } from '../../src/lifecycle/start.js';
 import { accountsYaml } from '../helpers/accounts.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 const policyFile = (pattern: string) =>
   stringify({ policies: [{ name: 'guard', kind: 'regex-protection', builtin: [], patterns: [{ name: 'blocked', pattern }] }] });

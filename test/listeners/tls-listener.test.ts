@@ -10,7 +10,7 @@ import { loadGatewayConfig } from '../../src/config/load.js';
 import { startGateway } from '../../src/lifecycle/start.js';
 import { accountsYaml, APP, USER } from '../helpers/accounts.js';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 import { selfSignedCertificate, type SelfSigned } from '../helpers/tls-certificates.js';
 import { runCli } from '../helpers/processes.js';
 

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { ALL_SECRETS, APP, OTHER_APP, USER } from '../helpers/accounts.js';
 import { type TokenResponse } from '../helpers/gateway.js';
 import { GatewayProcess, TEST_KEK } from '../helpers/gateway-process.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 

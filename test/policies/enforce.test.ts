@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../src/errors/gateway-error.js';
+import { GatewayError, isGatewayError } from '../../src/errors/gateway-error.js';
 import { enforce } from '../../src/policies/enforce.js';
 import type { PolicyFigures } from '../../src/policies/figures.js';
-import { StreamRejection, type CompiledPolicy, type PolicyCheck, type PolicyMode, type Rejection } from '../../src/policies/policy.js';
+import { StreamRejection, type CompiledPolicy, type PolicyCheck, type PolicyMode, type PolicyRequest, type Rejection, type Verdict } from '../../src/policies/policy.js';
 import { policyRequest } from '../helpers/policy-request.js';
 
 /** Figures that remember what they were told. */
@@ -105,5 +105,84 @@ describe('enforce: a chain in order, report-only policies included', () => {
     expect(quick.figures.seconds[0]).toBeGreaterThanOrEqual(0);
     expect(quick.figures.seconds[0]).toBeLessThan(0.015);
     expect(waits.figures.seconds[0]).toBeGreaterThanOrEqual(0.015);
+  });
+});
+
+/*
+ * The chain rules as they were before report mode, each policy enforcing
+ * (these came with the tests' move to the module's path).
+ */
+const noReport = () => undefined;
+const enforcing = (name: string, check: () => Verdict | Promise<Verdict>, ran?: string[]): CompiledPolicy => ({
+  name,
+  kind: 'test-kind',
+  mode: 'enforce',
+  figures: new Tally(),
+  check: () => {
+    ran?.push(name);
+    return check();
+  },
+});
+const refusal = async (chain: CompiledPolicy[]) => {
+  const error = await enforce(chain, {} as PolicyRequest, noReport).then(() => undefined, (caught: unknown) => caught);
+  if (!isGatewayError(error)) throw new Error(`not refused with a GatewayError: ${String(error)}`);
+  return { code: error.code, detail: error.detail, headers: error.headers, policy: error.policy, policyKind: error.policyKind };
+};
+
+describe('enforcing a chain of policies', () => {
+  it('runs every policy in order when all let the request through', async () => {
+    const ran: string[] = [];
+    await enforce([enforcing('a', () => undefined, ran), enforcing('b', async () => undefined, ran)], {} as PolicyRequest, noReport);
+    expect(ran).toEqual(['a', 'b']);
+  });
+
+  it('stops at the first refusal, naming the policy for the log and the metrics (never for the client)', async () => {
+    const ran: string[] = [];
+    const chain = [
+      enforcing('first', () => undefined, ran),
+      enforcing('spike', () => ({ code: 'SPIKE_ARREST', detail: '2 in 100ms', headers: { 'Retry-After': '1' } }), ran),
+      enforcing('never', () => undefined, ran),
+    ];
+    expect(await refusal(chain)).toEqual({ code: 'SPIKE_ARREST', detail: 'policy spike: 2 in 100ms', headers: { 'Retry-After': '1' }, policy: 'spike', policyKind: 'test-kind' });
+    expect(ran).toEqual(['first', 'spike']);
+  });
+
+  it('counts a body stopped mid-read (a thrown StreamRejection) as the policy\'s own refusal', async () => {
+    const chain = [
+      enforcing('json-guard', () => {
+        throw new StreamRejection('JSON_THREAT', { detail: 'depth 33' });
+      }),
+    ];
+    expect(await refusal(chain)).toMatchObject({ code: 'JSON_THREAT', detail: 'policy json-guard: depth 33', policy: 'json-guard', policyKind: 'test-kind' });
+  });
+
+  it('refuses as the failure itself, without naming a policy, when what a check consulted failed (the Bearer token)', async () => {
+    const chain = [
+      enforcing('per-client', () => {
+        throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'ERR_JWT_EXPIRED', headers: { 'WWW-Authenticate': 'Bearer' } });
+      }),
+    ];
+    expect(await refusal(chain)).toEqual({
+      code: 'ACCESS_TOKEN_INVALID',
+      detail: 'policy per-client: ERR_JWT_EXPIRED',
+      headers: { 'WWW-Authenticate': 'Bearer' },
+      policy: undefined,
+      policyKind: undefined,
+    });
+  });
+
+  it('lets a defect through as it is', async () => {
+    const defect = new TypeError('bug in a check');
+    await expect(
+      enforce(
+        [
+          enforcing('broken', () => {
+            throw defect;
+          }),
+        ],
+        {} as PolicyRequest,
+        noReport,
+      ),
+    ).rejects.toBe(defect);
   });
 });

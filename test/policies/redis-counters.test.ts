@@ -4,7 +4,8 @@ import { USER } from '../helpers/accounts.js';
 import { ManualClock } from '../helpers/clock.js';
 import { bootGateway, errorOf, issueTokens, passwordGrant, type TestGateway } from '../helpers/gateway.js';
 import { RedisServer } from '../helpers/redis-server.js';
-import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueEnvironment } from '../helpers/redis-store.js';
 
 process.env.TOKEN_GATEWAY_KEY_ENCRYPTION_KEY ??= randomBytes(32).toString('base64');
 
@@ -39,7 +40,7 @@ describe('spike arrest and brute force on Redis', () => {
         }),
       });
     [a, b] = await Promise.all([boot(), boot()]);
-    await Promise.all([a, b].map((gw) => eventually(async () => (await fetch(`${gw.url}/readyz`)).status === 200, 10_000)));
+    await Promise.all([a, b].map((gw) => eventually(async () => (await fetch(`${gw.url}/readyz`)).status === 200, { timeoutMs: 10_000 })));
     token = (await issueTokens(a.url)).access_token;
   });
   afterAll(async () => {

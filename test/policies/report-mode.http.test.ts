@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../helpers/clock.js';
 import { bootGateway, errorOf, issueTokens, type PolicyFile, type TestGateway } from '../helpers/gateway.js';
 import { scrape, type Scrape } from '../helpers/metrics.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 const SECRET_WORD = 'hunter2-is-my-password';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../helpers/clock.js';
 import { bootGateway, issueTokens, type PolicyFile, type TestGateway } from '../helpers/gateway.js';
-import { eventually } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
 
 const regexOnly = (pattern: string): PolicyFile => ({
   policies: [

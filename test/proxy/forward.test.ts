@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway, callProtected, errorOf, issueTokens, type TestGateway } from '../helpers/gateway.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** A raw request, so the test controls chunking and headers that fetch would normalise. */
 function send(url: string, options: { method?: string; path: string; headers?: Record<string, string>; chunks?: string[] }): Promise<{ status: number; body: string }> {
@@ -34,14 +35,8 @@ function outcomeOf(url: string, path: string, headers: Record<string, string>): 
   });
 }
 
-const lastLogFor = async (tg: TestGateway, path: string) => {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const line = tg.logs.filter((entry) => entry.msg === 'request' && entry.path === path).at(-1);
-    if (line || Date.now() > deadline) return line;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+const lastLogFor = (tg: TestGateway, path: string) =>
+  eventually(() => tg.logs.filter((entry) => entry.msg === 'request' && entry.path === path).at(-1), { what: `the access line for ${path}` });
 
 describe('forwarding to the upstream', () => {
   let tg: TestGateway;

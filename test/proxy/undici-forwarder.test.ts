@@ -10,6 +10,7 @@ import { loadGatewayConfig } from '../../src/config/load.js';
 import { startGateway, type RunningGateway } from '../../src/lifecycle/start.js';
 import { createUndiciForwarder, type UndiciForwarderTuning } from '../../src/proxy/undici-forwarder.js';
 import { accountsYaml } from '../helpers/accounts.js';
+import { eventually } from '../helpers/eventually.js';
 import { issueTokens } from '../helpers/gateway.js';
 
 /**
@@ -122,23 +123,9 @@ function openResponse(url: string, path: string, token: string): Promise<{ res: 
   });
 }
 
-/** Bounded wait for a condition the gateway reaches on its own (a log line written, a socket closed). */
-async function eventually<T>(probe: () => T | Promise<T>, accept: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
+/** Bounded wait for the access line the gateway writes on its own once the exchange is over. */
 const lastLogFor = (gw: UndiciGateway, path: string) =>
-  eventually(
-    () => gw.logs().filter((entry) => entry.msg === 'request' && entry.path === path).at(-1),
-    (line) => line !== undefined,
-    `log line for ${path}`,
-  );
+  eventually(() => gw.logs().filter((entry) => entry.msg === 'request' && entry.path === path).at(-1), { intervalMs: 10, what: `the access line for ${path}` });
 
 /** An upstream response that never ends: as fast as its reader takes it, until the connection goes. */
 async function writeUntilClosed(res: ServerResponse, chunk: Buffer): Promise<void> {
@@ -302,7 +289,7 @@ describe('the undici engine', () => {
     const { res } = await openResponse(gw.url, '/api/big', gw.token);
     // The client reads nothing yet. Wait until the upstream is blocked and stays blocked while the gateway
     // serves other requests (each one turns the event loop the gateway would read the upstream on).
-    await eventually(() => progress.waitingForDrain, Boolean, 'upstream blocked');
+    await eventually(() => progress.waitingForDrain, { intervalMs: 10, what: 'the upstream to be blocked on a full socket' });
     let stableFor = 0;
     for (let last = progress.sent; stableFor < 5 && !progress.finished; last = progress.sent) {
       await rawGet(gw.url, '/api/probe', { authorization: `Bearer ${gw.token}` });
@@ -370,7 +357,7 @@ describe('the undici engine with one pooled connection per upstream', () => {
       expect(await rawGet(gw.url, '/patient/after', { authorization: `Bearer ${gw.token}` })).toMatchObject({ status: 200, body: 'ok' });
     }
     // Nothing left open upstream but the one kept-alive connection.
-    await eventually(() => upstream.openConnections(), (count) => count === 1, 'open upstream connections');
+    await eventually(async () => (await upstream.openConnections()) === 1, { intervalMs: 10, what: 'one open upstream connection' });
   });
 
   it('counts the wait for a pooled connection in the route timeout, and never sends a request that timed out in the queue', async () => {
@@ -379,7 +366,7 @@ describe('the undici engine with one pooled connection per upstream', () => {
       release = () => res.end('released');
     });
     const holding = rawGet(gw.url, '/patient/holding', { authorization: `Bearer ${gw.token}` });
-    await eventually(() => upstream.seen.at(-1)?.url, (url) => url === '/patient/holding', 'held request upstream');
+    await eventually(() => upstream.seen.at(-1)?.url === '/patient/holding', { intervalMs: 10, what: 'the held request to reach the upstream' });
 
     const queued = await rawGet(gw.url, '/impatient/queued', { authorization: `Bearer ${gw.token}` });
     expect(queued.status).toBe(504);

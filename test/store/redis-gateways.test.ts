@@ -1,10 +1,12 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revoke } from '../helpers/gateway.js';
-import { GatewayProcess } from '../helpers/gateway-process.js';
+import { ManualClock } from '../helpers/clock.js';
+import { bootGateway, callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revoke } from '../helpers/gateway.js';
+import { GatewayProcess, TEST_KEK } from '../helpers/gateway-process.js';
 import { rm } from 'node:fs/promises';
 import { freePort, makeCertificates, RedisCluster, RedisServer } from '../helpers/redis-server.js';
-import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueEnvironment } from '../helpers/redis-store.js';
 import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 /**
@@ -98,23 +100,43 @@ describe('three gateways on one redis act as one', () => {
   });
 
   it('rotates keys for all instances: each publishes the next key before any signs with it', async () => {
+    // In-process gateways on one ManualClock (a child process cannot share a test's clock): the rotation is due when
+    // the test advances the clock, not when a real interval happens to elapse between two requests.
+    process.env.TOKEN_GATEWAY_KEY_ENCRYPTION_KEY ??= TEST_KEK;
+    const clock = new ManualClock();
     const environment = uniqueEnvironment();
-    const extra = { keys: { rotation_interval: '1500ms' }, tokens: { access_ttl: '2s', refresh_ttl: '10s' } };
-    const [a, b] = await instances(2, { store: redis.url, environment, extra });
-    const first = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
-    let rotated = first;
-    let publishedOnB: string[] = [];
-    await eventually(async () => {
-      publishedOnB = await kidsOf(b.url);
-      rotated = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
-      return rotated !== first;
-    }, 10_000);
-    // Seen by the other instance before the first token it signed.
-    expect(publishedOnB).toContain(rotated);
-    const fromB = await issueTokens(b.url);
-    expect((await callProtected(a.url, fromB.access_token)).status).toBe(200);
-    // Whichever instance rotated, both serve the same ring.
-    await eventually(async () => JSON.stringify(await kidsOf(a.url)) === JSON.stringify(await kidsOf(b.url)));
+    const boot = () =>
+      bootGateway({
+        clock,
+        // The periodic resync is out of the way (an hour): the only timers within the interval are the two schedules'.
+        config: { environment, issuer: 'https://api.example.com', store: { redis: { url: redis.url, resync_interval: '1h' } }, keys: { rotation_interval: '30s' } },
+      });
+    const [a, b] = await Promise.all([boot(), boot()]);
+    try {
+      await Promise.all([a, b].map((gw) => eventually(async () => (await fetch(`${gw.url}/readyz`)).status === 200, { timeoutMs: 10_000 })));
+      // A schedule armed before its ring came from Redis looks again a second later (by the clock); after that look,
+      // both schedules wait for the next key's time.
+      clock.advance(1_000);
+      await eventually(() => !clock.hasTimerWithin(1_000) && clock.timersWithin(29_000) === 2, { what: 'both rotation schedules to wait for the next key' });
+      const first = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
+      const publishedOnB = await kidsOf(b.url);
+      expect(publishedOnB).toEqual(await kidsOf(a.url));
+
+      clock.advance(29_000);
+      const rotated = decodeProtectedHeader((await issueTokens(a.url)).access_token).kid!;
+      expect(rotated).not.toBe(first);
+      // Seen by the other instance before the first token it signed.
+      expect(publishedOnB).toContain(rotated);
+      const fromB = await issueTokens(b.url);
+      expect(decodeProtectedHeader(fromB.access_token).kid).toBe(rotated);
+      expect((await callProtected(a.url, fromB.access_token)).status).toBe(200);
+      // Whichever instance rotated (the other finds the lock taken), both serve the same ring of three.
+      await eventually(async () => (await kidsOf(a.url)).length === 3 && JSON.stringify(await kidsOf(a.url)) === JSON.stringify(await kidsOf(b.url)), {
+        what: 'both instances to serve the same rotated ring',
+      });
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 
   it('accepts tokens of another region of the same environment, and never of another environment', async () => {

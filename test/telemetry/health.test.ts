@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { scrape } from '../helpers/metrics.js';
 import { RedisServer } from '../helpers/redis-server.js';
-import { eventually, uniqueEnvironment } from '../helpers/redis-store.js';
+import { eventually } from '../helpers/eventually.js';
+import { uniqueEnvironment } from '../helpers/redis-store.js';
 
 interface ReadinessBody {
   status: string;
@@ -49,7 +50,7 @@ describe('readiness on the admin listener follows the store', () => {
     expect(whileDown.value('token_gateway_ready')).toBe(0);
 
     await redis.launch();
-    await eventually(async () => (await readiness(gateway.adminUrl)).status === 200, 15_000);
+    await eventually(async () => (await readiness(gateway.adminUrl)).status === 200, { timeoutMs: 15_000 });
     const back = await scrape(gateway.adminUrl);
     expect(back.value('token_gateway_store_up')).toBe(1);
     expect(back.value('token_gateway_ready')).toBe(1);

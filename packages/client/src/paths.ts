@@ -22,6 +22,12 @@ export const JWKS_PATH = '/oauth2/v1/keys';
 /** The OpenAPI 3.1 document of the token service (the gateway's own, not in the SPEC). Public. */
 export const OPENAPI_PATH = '/oauth2/v1/openapi.json';
 
+/** RFC 8414 section 3: the same metadata as DISCOVERY_PATH, where OAuth 2.0 (not OpenID Connect) clients look. Public. */
+export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+/** RFC 7662: token introspection, for resource servers that cannot verify a JWT themselves (the gateway's own, not in the SPEC). */
+export const INTROSPECT_PATH = '/oauth2/v1/introspect';
+
 // SPEC 4.4 and 4.5: the refresh grant and revocation send their parameters as
 // request headers, under these names. Header names are case-insensitive; these
 // are written as the SPEC writes them, in lower case, which is also how Node

@@ -20,10 +20,12 @@ const UNPACKED_BOUND = 200_000;
 
 /** The public names: main entry, then the ./paths subpath. */
 const PATH_NAMES = [
+  'AUTHORIZATION_SERVER_METADATA_PATH',
   'CLIENT_ID_HEADER',
   'CLIENT_SECRET_HEADER',
   'DISCOVERY_PATH',
   'GRANT_TYPE_HEADER',
+  'INTROSPECT_PATH',
   'JWKS_PATH',
   'OPENAPI_PATH',
   'REFRESH_TOKEN_HEADER',

@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../../context.js';
 import type { Exchange } from '../../http/exchange.js';
+import type { FormEncoding } from '../form-encoding.js';
 
 /**
  * One endpoint the gateway serves itself, at an exact path. It declares only
@@ -15,6 +16,11 @@ export interface Endpoint<Authenticated = undefined> {
   readonly methods: readonly string[];
   /** Token and revocation endpoints add RFC 6749 error fields to the envelope. */
   readonly oauthErrors: boolean;
+  /**
+   * Whether it reads RFC 6749 form bodies: `opt-in` (token, revocation: where
+   * the operator allows them), `always` (introspection). Absent: never.
+   */
+  readonly formEncoded?: FormEncoding;
   /**
    * Checks the request's shape and verifies the client (the spec's order of
    * blame: 415 and 400 before 401), recording a verified client in

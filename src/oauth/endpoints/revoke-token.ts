@@ -1,12 +1,12 @@
 import type { AppAccount } from '../../accounts/schema.js';
 import { REVOKE_PATH } from '../../config/paths.js';
 import type { GatewayContext } from '../../context.js';
-import { GatewayError, isGatewayError } from '../../errors/gateway-error.js';
-import type { Exchange } from '../../http/exchange.js';
-import { isJsonContentType } from '../../http/negotiate.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import { sendRecord } from '../../http/respond.js';
 import type { RevokedTokenType } from '../../telemetry/metrics.js';
-import { authenticateClient, headerOf, readClientCredentials, readOAuthJsonBody } from '../client-credentials.js';
+import { authenticateClient, readClientCredentials } from '../client-credentials.js';
+import { verifiedAccessToken } from '../presented-token.js';
+import { optionalBodyParameters } from '../request-parameters.js';
 import { refreshTokenRef } from '../../tokens/refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
 import type { Endpoint } from './endpoint.js';
@@ -14,20 +14,26 @@ import type { Endpoint } from './endpoint.js';
 /**
  * POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009). Parameters are headers;
  * no body or Content-Type is needed (a JSON body may carry the client
- * credentials, like on the token endpoint). 200 for a revoked token and for
- * an unknown, invalid or expired one (RFC 7009 2.2: nothing to revoke is not
- * an error); 400 for a valid token of another client (RFC 7009 2.1).
+ * credentials, like on the token endpoint). Where the operator allows forms,
+ * RFC 7009 2.1's form (`token`, `token_type_hint`, and `client_secret_post`
+ * credentials) is read too; `token_type_hint` is not needed, since both
+ * kinds are recognised (RFC 7009 2.2.1 lets a server ignore it). A form
+ * from an app not allowed forms is ignored, as any other body is, which is
+ * exactly what the same request got before forms existed. 200 for a revoked
+ * token and for an unknown, invalid or expired one (RFC 7009 2.2: nothing to
+ * revoke is not an error); 400 for a valid token of another client
+ * (RFC 7009 2.1).
  */
 export const revokeEndpoint: Endpoint<{ readonly client: AppAccount; readonly token: string }> = {
   path: REVOKE_PATH,
   methods: ['POST'],
   oauthErrors: true,
+  formEncoded: 'opt-in',
 
   async authenticate(ctx, exchange) {
-    const { req } = exchange;
-    const body = await readOptionalJsonBody(ctx, exchange);
-    const credentials = readClientCredentials(req, body);
-    const token = headerOf(req, 'token')?.trim();
+    const request = await optionalBodyParameters(ctx, exchange);
+    const credentials = readClientCredentials(exchange.req, request.body);
+    const token = request.get('token')?.trim();
     if (!token) throw new GatewayError('TOKEN_REQUIRED');
     return { client: await authenticateClient(ctx, exchange, credentials), token };
   },
@@ -44,13 +50,6 @@ export const revokeEndpoint: Endpoint<{ readonly client: AppAccount; readonly to
   },
 };
 
-/** Any other body is read (within the limit) and discarded, so keep-alive stays usable. */
-async function readOptionalJsonBody(ctx: GatewayContext, exchange: Exchange): Promise<Record<string, unknown> | undefined> {
-  if (isJsonContentType(exchange.req.headers['content-type'])) return readOAuthJsonBody(ctx, exchange);
-  await exchange.body.read();
-  return undefined;
-}
-
 /** A refresh token ends its whole grant (its access tokens too); an access token only itself. Says which it was. */
 async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: string): Promise<RevokedTokenType> {
   const ref = refreshTokenRef(token);
@@ -62,10 +61,7 @@ async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: stri
     return 'refresh_token';
   }
   // Invalid, expired or foreign-signed: nothing to revoke (RFC 7009 2.2). Keys not loaded yet: a 503, never a false 200.
-  const claims = await ctx.accessTokens.verify(token).catch((error: unknown) => {
-    if (isGatewayError(error) && error.code === 'ACCESS_TOKEN_INVALID') return undefined;
-    throw error;
-  });
+  const claims = await verifiedAccessToken(ctx, token);
   if (!claims) return 'none';
   assertIssuedTo(claims.client_id, clientId);
   await ctx.store.revocations.add({ kind: 'token', id: claims.jti, expiresAt: claims.exp * 1000 + ctx.config.tokens.clock_leeway });

@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import type { AppAccount } from '../../accounts/schema.js';
 import type { GatewayContext } from '../../context.js';
 import type { Exchange } from '../../http/exchange.js';
+import type { OAuthParameters } from '../request-parameters.js';
 import type { TokenPair } from '../token-pair.js';
 
 /**
@@ -11,6 +11,6 @@ import type { TokenPair } from '../token-pair.js';
  */
 export interface Grant<Params> {
   readonly grantType: string;
-  parameters(req: IncomingMessage, body: Record<string, unknown> | undefined): Params;
+  parameters(request: OAuthParameters): Params;
   handler(ctx: GatewayContext, client: AppAccount, params: Params, exchange: Exchange): Promise<TokenPair>;
 }

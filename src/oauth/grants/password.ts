@@ -26,11 +26,11 @@ async function authenticateUser(ctx: GatewayContext, username: string, password:
 
 const filled = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
-/** SPEC 4.3: username and password in the JSON body. */
+/** SPEC 4.3: username and password in the JSON body; RFC 6749 4.3.2: in the form, where the operator allows forms. */
 export const passwordGrant: Grant<PasswordParams> = {
   grantType: 'password',
 
-  parameters(_req, body) {
+  parameters({ body }) {
     const { username, password } = body ?? {};
     // SPEC 7: "missing or blank"; a non-string is as unusable as a missing one.
     if (!filled(username) || !filled(password)) throw new GatewayError('USER_CREDENTIALS_REQUIRED');

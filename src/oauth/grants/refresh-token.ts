@@ -1,7 +1,6 @@
 import { assertUserActive } from '../../accounts/registry.js';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { headerOf } from '../client-credentials.js';
 import { refreshTokenRef } from '../../tokens/refresh-token-value.js';
 import { revokeGrant } from '../revoke-grant.js';
 import { mintRefreshToken, signTokenPair } from '../token-pair.js';
@@ -12,15 +11,16 @@ interface RefreshParams {
 }
 
 /**
- * SPEC 4.4: parameters travel as headers. Refresh tokens rotate on every use;
+ * SPEC 4.4: parameters travel as headers (RFC 6749 6: in the form, where the
+ * operator allows forms). Refresh tokens rotate on every use;
  * presenting a used one is treated as theft (OAuth 2.0 Security BCP 4.14.2):
  * the whole grant is revoked, access tokens included.
  */
 export const refreshTokenGrant: Grant<RefreshParams> = {
   grantType: 'refresh_token',
 
-  parameters(req) {
-    const refreshToken = headerOf(req, 'refresh_token')?.trim();
+  parameters(request) {
+    const refreshToken = request.get('refresh_token')?.trim();
     if (!refreshToken) throw new GatewayError('REFRESH_TOKEN_REQUIRED');
     return { refreshToken };
   },

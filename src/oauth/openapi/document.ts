@@ -6,7 +6,9 @@ import { tokenEndpoint } from '../endpoints/token.js';
 import { errorCodeSchema, errorCodeSchemaName, errorExamples } from './error-responses.js';
 import { REQUEST_ID_PATTERN, SHARED_HEADERS } from './headers.js';
 import { OPENAPI_PATH } from '../../config/paths.js';
-import { DISCOVERY_ERRORS, JWKS_ERRORS, OPENAPI_ERRORS, publicPathItems } from './public-operations.js';
+import { INTROSPECT_ERRORS, introspectPathItem } from './introspect-operation.js';
+import { introspectEndpoint } from '../endpoints/introspect.js';
+import { DISCOVERY_ERRORS, JWKS_ERRORS, METADATA_ERRORS, OPENAPI_ERRORS, publicPathItems } from './public-operations.js';
 import { REVOKE_ERRORS, revokePathItem } from './revoke-operation.js';
 import { SCHEMAS } from './schemas.js';
 import { SECURITY_SCHEMES } from './security.js';
@@ -26,7 +28,7 @@ export function releaseVersion(): string {
   }
 }
 
-const DESCRIPTION = `The token service of token-gateway: OAuth 2.0 password and refresh grants, revocation, OpenID Connect discovery and the JWK Set (SPEC sections 4.1 to 4.5). Protected API routes are configured per deployment and are not described here. Paths served with GET also answer HEAD.
+const DESCRIPTION = `The token service of token-gateway: OAuth 2.0 password and refresh grants, revocation, OpenID Connect discovery and the JWK Set (SPEC sections 4.1 to 4.5), with RFC 7662 introspection and RFC 8414 metadata beside them. Where the operator allows it (\`oauth.form_encoded\`), the token and revocation endpoints also take the RFC 6749 / RFC 7009 form bodies that standard OAuth 2.0 libraries send; this document then lists them. Protected API routes are configured per deployment and are not described here. Paths served with GET also answer HEAD.
 
 **Errors.** Every error is the reference service's envelope \`{success:false, requestId, errors:[{errorCode, errorType, message}]}\`; the token and revocation endpoints add RFC 6749 \`error\` and \`error_description\`. \`errorCode\` values are stable: switch on them, not on messages. Each response lists the codes it can carry, with the exact message and when it happens (also as \`x-error-codes\`). Errors are JSON, or XML (\`<ErrorResponse>\`) when \`Accept\` prefers \`application/xml\` or \`text/xml\`, and carry \`Cache-Control: no-store\`. Policy refusals (regex-protection, json-threat, spike-arrest, ip-range, time-of-day) happen only where an operator attaches a policy of that kind.
 
@@ -38,7 +40,9 @@ This document is generated from the gateway's error catalogue, once per gateway,
 const OPERATION_ERRORS = [
   { cases: TOKEN_ERRORS, oauth: true },
   { cases: REVOKE_ERRORS, oauth: true },
+  { cases: INTROSPECT_ERRORS, oauth: true },
   { cases: DISCOVERY_ERRORS, oauth: false },
+  { cases: METADATA_ERRORS, oauth: false },
   { cases: JWKS_ERRORS, oauth: false },
   { cases: OPENAPI_ERRORS, oauth: false },
 ];
@@ -60,17 +64,18 @@ export function buildOpenApiDocument(ctx: GatewayContext): OpenApiObject {
     info: {
       title: 'token-gateway token service',
       version: releaseVersion(),
-      summary: 'OAuth 2.0 / OpenID Connect token service (password and refresh grants, revocation, discovery, keys)',
+      summary: 'OAuth 2.0 / OpenID Connect token service (password and refresh grants, revocation, introspection, discovery, keys)',
       description: DESCRIPTION,
     },
     servers: [{ url: ctx.issuer, description: 'The issuer of this environment and region.' }],
     tags: [
-      { name: 'token service', description: 'Issuing and revoking tokens: client credentials required.' },
+      { name: 'token service', description: 'Issuing, revoking and introspecting tokens: client credentials required.' },
       { name: 'metadata', description: 'Public documents: no authentication.' },
     ],
     paths: {
-      [tokenEndpoint.path]: tokenPathItem(),
-      [revokeEndpoint.path]: revokePathItem(),
+      [tokenEndpoint.path]: tokenPathItem(ctx),
+      [revokeEndpoint.path]: revokePathItem(ctx),
+      [introspectEndpoint.path]: introspectPathItem(),
       ...publicPathItems(ctx, OPENAPI_PATH),
     },
     components: {

@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../../context.js';
 import { DISCOVERY_CACHE_CONTROL, discoveryEndpoint, providerMetadata } from '../endpoints/discovery.js';
+import { authorizationServerMetadataEndpoint } from '../endpoints/authorization-server-metadata.js';
 import { jwksEndpoint } from '../endpoints/jwks.js';
 import { INTERNAL_ERROR_CASE, methodNotAllowed, policyCases, PUBLIC_PATH_BODY_CASES } from './common-cases.js';
 import { errorResponses, type ErrorCase } from './error-responses.js';
@@ -18,6 +19,7 @@ const publicPathErrors = (methods: readonly string[], extra: ErrorCase[] = []): 
 ];
 
 export const DISCOVERY_ERRORS = publicPathErrors(discoveryEndpoint.methods);
+export const METADATA_ERRORS = publicPathErrors(authorizationServerMetadataEndpoint.methods);
 export const JWKS_ERRORS = publicPathErrors(jwksEndpoint.methods, [
   {
     code: 'SERVICE_UNAVAILABLE',
@@ -44,13 +46,33 @@ const EXAMPLE_JWKS = {
   ],
 };
 
-function discoveryPathItem(ctx: GatewayContext): OpenApiObject {
+/** The two well-known paths serve one document: OpenID Connect Discovery's (SPEC 4.1) and RFC 8414's. */
+const METADATA_OPERATIONS = {
+  discovery: {
+    operationId: 'openidConfiguration',
+    summary: 'OpenID provider configuration (SPEC 4.1)',
+    description:
+      'OpenID Connect Discovery 1.0 / RFC 8414 metadata: the issuer, the endpoints, the signing algorithm, and the client authentication methods this configuration accepts. Also answers HEAD. Always JSON.',
+    errors: DISCOVERY_ERRORS,
+    methods: discoveryEndpoint.methods,
+  },
+  rfc8414: {
+    operationId: 'authorizationServerMetadata',
+    summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
+    description: 'The same document as /.well-known/openid-configuration, where OAuth 2.0 clients look for it (RFC 8414 3). Also answers HEAD. Always JSON.',
+    errors: METADATA_ERRORS,
+    methods: authorizationServerMetadataEndpoint.methods,
+  },
+};
+
+function metadataPathItem(ctx: GatewayContext, which: keyof typeof METADATA_OPERATIONS): OpenApiObject {
+  const { operationId, summary, description, errors, methods } = METADATA_OPERATIONS[which];
   return {
     get: {
-      operationId: 'openidConfiguration',
+      operationId,
       tags: ['metadata'],
-      summary: 'OpenID provider configuration (SPEC 4.1)',
-      description: 'OpenID Connect Discovery 1.0 / RFC 8414 metadata: the issuer, the endpoints and the signing algorithm. Also answers HEAD. Always JSON.',
+      summary,
+      description,
       security: NO_AUTHENTICATION,
       parameters: [parameterRef('X-Request-Id')],
       responses: {
@@ -67,7 +89,7 @@ function discoveryPathItem(ctx: GatewayContext): OpenApiObject {
           },
           content: { 'application/json': { schema: schemaRef('ProviderMetadata'), example: providerMetadata(ctx) } },
         },
-        ...errorResponses(DISCOVERY_ERRORS, { oauth: false, methods: discoveryEndpoint.methods }),
+        ...errorResponses(errors, { oauth: false, methods }),
       },
     },
   };
@@ -126,10 +148,11 @@ function openApiPathItem(): OpenApiObject {
   };
 }
 
-/** The three public GET paths: discovery, keys, and this document. */
+/** The public GET paths: the metadata at both well-known paths, the keys, and this document. */
 export function publicPathItems(ctx: GatewayContext, openApiPath: string): Record<string, OpenApiObject> {
   return {
-    [discoveryEndpoint.path]: discoveryPathItem(ctx),
+    [discoveryEndpoint.path]: metadataPathItem(ctx, 'discovery'),
+    [authorizationServerMetadataEndpoint.path]: metadataPathItem(ctx, 'rfc8414'),
     [jwksEndpoint.path]: jwksPathItem(),
     [openApiPath]: openApiPathItem(),
   };

@@ -45,6 +45,64 @@ const passwordGrantRequest: JsonSchema = {
   },
 };
 
+/**
+ * RFC 6749 4.3.2 and 6: the form standard OAuth 2.0 libraries send, served
+ * where the operator allows forms (docs/standard-oauth-clients.md).
+ */
+const tokenForm: JsonSchema = {
+  type: 'object',
+  description:
+    'RFC 6749 4.3.2 (password) or 6 (refresh), accepted where `oauth.form_encoded` (or the app\'s own `apps[].form_encoded`) allows forms; otherwise 415. Each parameter at most once (RFC 6749 3.1). A parameter also sent as the spec\'s header must have the same value. Other parameters are ignored.',
+  properties: {
+    grant_type: string('`password` or `refresh_token`; absent means `password`, as for the spec\'s header.', { enum: ['password', 'refresh_token'] }),
+    username: string('Password grant: the developer login name.', { minLength: 1 }),
+    password: string('Password grant: the developer password.', { minLength: 1, format: 'password' }),
+    refresh_token: string('Refresh grant: the refresh token previously issued.'),
+    scope: string('Must be absent or blank: no scope is defined (`INVALID_SCOPE` otherwise).', { pattern: '^\\s*$' }),
+    client_id: string('`client_secret_post`: the application\'s id, if not sent with HTTP Basic or as a header.'),
+    client_secret: string('`client_secret_post`: the application\'s secret.', { format: 'password' }),
+  },
+};
+
+/** RFC 7009 2.1, where forms are allowed; RFC 7662 2.1, always. */
+const tokenReferenceForm = (description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  properties: {
+    token: string('The token; if the `token` header is sent too, it must be the same.', { minLength: 1 }),
+    token_type_hint: string('Optional and not needed: both kinds are recognised (RFC 7009 2.2.1).', { enum: ['access_token', 'refresh_token'] }),
+    client_id: string('`client_secret_post`: the application\'s id.'),
+    client_secret: string('`client_secret_post`: the application\'s secret.', { format: 'password' }),
+  },
+});
+
+/** RFC 7662 2.2: the answer for an inactive token is `active: false` and nothing else. */
+const introspectionResponse: JsonSchema = {
+  type: 'object',
+  description:
+    'RFC 7662 2.2. `active: false` alone for a token that is expired, revoked, unknown, malformed, or that the caller may not learn about (another client\'s, unless the caller is marked `introspect: any`). Always JSON.',
+  oneOf: [
+    { type: 'object', required: ['active'], additionalProperties: false, properties: { active: { const: false } } },
+    {
+      type: 'object',
+      required: ['active', 'token_type', 'client_id', 'username', 'sub', 'iss', 'iat', 'exp'],
+      additionalProperties: false,
+      properties: {
+        active: { const: true },
+        token_type: string('`Bearer` for an access token, `refresh_token` for a refresh token (answered to its own client only).', { enum: ['Bearer', 'refresh_token'] }),
+        client_id: string('The app the token was issued to.'),
+        username: string('The developer account (SPEC 2.2).'),
+        sub: string('The same as `username`.'),
+        iss: string('The issuer.', { format: 'uri' }),
+        aud: string('Access tokens: the audience (`tokens.audience`).'),
+        iat: { type: 'integer', description: 'Issued at, seconds since the epoch.' },
+        exp: { type: 'integer', description: 'Expires at, seconds since the epoch.' },
+        jti: string('Access tokens: the token\'s id.'),
+      },
+    },
+  ],
+};
+
 const revocationRequest: JsonSchema = {
   type: 'object',
   description: 'Optional: the client credentials may travel in a JSON body instead of headers. The token itself is always the `token` header.',
@@ -113,6 +171,14 @@ const oauthErrorEnvelope: JsonSchema = {
   xml: { name: 'ErrorResponse' },
 };
 
+const authMethodList = (description: string): JsonSchema => ({
+  type: 'array',
+  minItems: 1,
+  uniqueItems: true,
+  description,
+  items: { enum: ['client_secret_basic', 'client_secret_post'] },
+});
+
 /** OpenID Connect Discovery 1.0 section 3 / RFC 8414 section 2: what src/oauth/endpoints/discovery.ts publishes. */
 const providerMetadata: JsonSchema = {
   type: 'object',
@@ -121,12 +187,15 @@ const providerMetadata: JsonSchema = {
     'token_endpoint',
     'jwks_uri',
     'revocation_endpoint',
+    'introspection_endpoint',
     'grant_types_supported',
     'response_types_supported',
     'subject_types_supported',
     'id_token_signing_alg_values_supported',
+    'scopes_supported',
     'token_endpoint_auth_methods_supported',
     'revocation_endpoint_auth_methods_supported',
+    'introspection_endpoint_auth_methods_supported',
     'claims_supported',
   ],
   additionalProperties: false,
@@ -135,6 +204,7 @@ const providerMetadata: JsonSchema = {
     token_endpoint: string('POST /oauth2/v1/token.', { format: 'uri' }),
     jwks_uri: string('GET /oauth2/v1/keys.', { format: 'uri' }),
     revocation_endpoint: string('POST /oauth2/v1/revokeToken.', { format: 'uri' }),
+    introspection_endpoint: string('POST /oauth2/v1/introspect (RFC 7662).', { format: 'uri' }),
     grant_types_supported: { type: 'array', items: { enum: ['password', 'refresh_token'] } },
     response_types_supported: {
       type: 'array',
@@ -143,8 +213,12 @@ const providerMetadata: JsonSchema = {
     },
     subject_types_supported: { type: 'array', items: { const: 'public' } },
     id_token_signing_alg_values_supported: { type: 'array', minItems: 1, items: { enum: ['ES256', 'RS256', 'PS256', 'EdDSA'] } },
-    token_endpoint_auth_methods_supported: { type: 'array', items: { enum: ['client_secret_basic', 'client_secret_post'] } },
-    revocation_endpoint_auth_methods_supported: { type: 'array', items: { enum: ['client_secret_basic', 'client_secret_post'] } },
+    scopes_supported: { type: 'array', maxItems: 0, description: 'Empty: no scope is defined, and a request for one is refused with `invalid_scope`.' },
+    token_endpoint_auth_methods_supported: authMethodList(
+      '`client_secret_basic` always; `client_secret_post` (credentials in a form body) only while some app may send forms (`oauth.form_encoded`, `apps[].form_encoded`).',
+    ),
+    revocation_endpoint_auth_methods_supported: authMethodList('As for the token endpoint.'),
+    introspection_endpoint_auth_methods_supported: authMethodList('Both: introspection always reads RFC 7662 forms.'),
     claims_supported: { type: 'array', items: { type: 'string' } },
   },
 };
@@ -197,8 +271,14 @@ const openApiDocument: JsonSchema = {
 export const SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   TokenResponse: tokenResponse,
   PasswordGrantRequest: passwordGrantRequest,
+  TokenForm: tokenForm,
   RevocationRequest: revocationRequest,
+  RevocationForm: tokenReferenceForm(
+    'RFC 7009 2.1, accepted where `oauth.form_encoded` (or the app\'s own `apps[].form_encoded`) allows forms; from an app not allowed forms the form is ignored, as any other body. Each parameter at most once.',
+  ),
   RevocationResponse: revocationResponse,
+  IntrospectionForm: tokenReferenceForm('RFC 7662 2.1: always accepted, whatever `oauth.form_encoded` says. Each parameter at most once.'),
+  IntrospectionResponse: introspectionResponse,
   ErrorItem: errorItem,
   ErrorEnvelope: errorEnvelope,
   OAuthErrorEnvelope: oauthErrorEnvelope,

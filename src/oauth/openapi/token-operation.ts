@@ -1,5 +1,8 @@
+import type { GatewayContext } from '../../context.js';
+import { FORM_MEDIA_TYPE } from '../../http/form-body.js';
 import { toXmlDocument } from '../../http/xml.js';
 import { tokenEndpoint } from '../endpoints/token.js';
+import { formsAccepted } from '../form-encoding.js';
 import { INTERNAL_ERROR_CASE, methodNotAllowed, policyCases } from './common-cases.js';
 import { errorResponses, type ErrorCase } from './error-responses.js';
 import { requestIdHeader } from './headers.js';
@@ -9,15 +12,22 @@ import { headerRef, parameterRef, schemaRef } from './types.js';
 
 /** Every error POST /oauth2/v1/token can answer, in the order the checks run (SPEC 7 order of blame). */
 export const TOKEN_ERRORS: readonly ErrorCase[] = [
-  { code: 'UNSUPPORTED_MEDIA_TYPE', when: 'Content-Type is missing or not `application/json` (parameters such as `; charset=utf-8` are fine), for both grants.' },
-  { code: 'UNSUPPORTED_GRANT_TYPE', when: 'The `grant_type` header is neither `password` nor `refresh_token`.' },
-  { code: 'MALFORMED_REQUEST', when: 'A parameter header (`client_id`, `client_secret`, `grant_type`, `refresh_token`) was sent more than once.' },
+  {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    when: 'Content-Type is missing or not `application/json` (parameters such as `; charset=utf-8` are fine), for both grants; a form (`application/x-www-form-urlencoded`) is accepted only from an app allowed forms (`oauth.form_encoded`, `apps[].form_encoded`), and only in UTF-8.',
+  },
+  { code: 'UNSUPPORTED_GRANT_TYPE', when: 'The `grant_type` header (or form parameter) is neither `password` nor `refresh_token`.' },
+  {
+    code: 'MALFORMED_REQUEST',
+    when: 'A parameter header (`client_id`, `client_secret`, `grant_type`, `refresh_token`) was sent more than once; a form parameter was sent more than once (RFC 6749 3.1); or `grant_type` or `refresh_token` is in a header and in the form with different values.',
+  },
   { code: 'MALFORMED_JSON_BODY', when: 'The body is not empty and not a JSON object.' },
   { code: 'JSON_THREAT', when: 'The body is nested deeper than `limits.json_depth`, or a `json-threat` policy refused it.' },
   { code: 'CLIENT_CREDENTIALS_REQUIRED', when: '`client_id` or `client_secret` is in none of the body, the headers and HTTP Basic.' },
   { code: 'CLIENT_CREDENTIALS_CONFLICT', when: '`client_id` or `client_secret` was sent in two places with different values.' },
   { code: 'USER_CREDENTIALS_REQUIRED', when: 'Password grant: `username` or `password` is missing, blank or not a string.' },
-  { code: 'REFRESH_TOKEN_REQUIRED', when: 'Refresh grant: the `refresh_token` header is missing or blank.' },
+  { code: 'REFRESH_TOKEN_REQUIRED', when: 'Refresh grant: the `refresh_token` header (or form parameter) is missing or blank.' },
+  { code: 'INVALID_SCOPE', when: 'A form asks for a `scope`: none is defined (RFC 6749 5.2 `invalid_scope`).' },
   { code: 'INVALID_CLIENT_CREDENTIALS', when: 'Unknown `client_id` or wrong `client_secret`; with HTTP Basic, a `WWW-Authenticate: Basic` challenge comes with it.' },
   { code: 'CLIENT_ACCOUNT_INVALID_STATE', when: 'The client credentials are right but the app is not active.' },
   { code: 'LOGIN_LOCKED', when: 'Password grant: too many failed passwords for this username or from this address (`brute_force`); the password is not checked.' },
@@ -52,9 +62,23 @@ const TOKEN_DESCRIPTION = `Two request shapes share this operation (SPEC 4.3 and
 
 Client credentials may be sent in any one of three places: the JSON body, the \`client_id\` / \`client_secret\` headers, or HTTP Basic (RFC 6749 2.3.1); two places that disagree are refused.
 
+**Standard OAuth 2.0 forms.** Where the operator allows them (gateway.yaml \`oauth.form_encoded\`, accounts.yaml \`apps[].form_encoded\`), the same operation also takes RFC 6749's \`application/x-www-form-urlencoded\` requests (4.3.2 password, 6 refresh), with \`client_secret_basic\` or \`client_secret_post\`: the same token response and the same errors. When no app may use forms, this document does not list the form body, and a form is 415.
+
 Checks run in order of blame: the content type (415), the request's shape (400: client credentials first, then the grant's own parameters), the client's credentials (401), then the user's (401), then account status (401). Refresh tokens rotate: each exchange returns a new one and uses the presented one up; presenting a used one revokes the whole grant.`;
 
-export function tokenPathItem(): OpenApiObject {
+/** The request bodies this configuration accepts: the spec's JSON always, RFC 6749's form where some app may send one. */
+function tokenRequestBodies(ctx: GatewayContext): OpenApiObject {
+  const json = {
+    'application/json': {
+      schema: schemaRef('PasswordGrantRequest'),
+      example: { username: 'demo-user', password: 'demo-password', client_id: 'demo-app', client_secret: 'demo-app-secret' },
+    },
+  };
+  if (!formsAccepted(ctx)) return json;
+  return { ...json, [FORM_MEDIA_TYPE]: { schema: schemaRef('TokenForm'), example: { grant_type: 'password', username: 'demo-user', password: 'demo-password' } } };
+}
+
+export function tokenPathItem(ctx: GatewayContext): OpenApiObject {
   return {
     post: {
       operationId: 'issueToken',
@@ -67,7 +91,7 @@ export function tokenPathItem(): OpenApiObject {
           name: 'grant_type',
           in: 'header',
           required: false,
-          description: 'SPEC 4.3: optional for the password grant (absent means `password`); SPEC 4.4: `refresh_token` for the refresh grant.',
+          description: 'SPEC 4.3: optional for the password grant (absent means `password`); SPEC 4.4: `refresh_token` for the refresh grant. In a form request it may be a form parameter instead.',
           schema: { type: 'string', enum: ['password', 'refresh_token'] },
         },
         {
@@ -81,13 +105,8 @@ export function tokenPathItem(): OpenApiObject {
       ],
       requestBody: {
         required: false,
-        description: 'Password grant: required. Refresh grant: none (every parameter is a header).',
-        content: {
-          'application/json': {
-            schema: schemaRef('PasswordGrantRequest'),
-            example: { username: 'demo-user', password: 'demo-password', client_id: 'demo-app', client_secret: 'demo-app-secret' },
-          },
-        },
+        description: 'Password grant: required. Refresh grant: none (every parameter is a header), or the RFC 6749 form where forms are allowed.',
+        content: tokenRequestBodies(ctx),
       },
       responses: {
         '200': {

@@ -71,7 +71,8 @@ const applyTo = z.strictObject({
     .default('all')
     .transform(compileJsonBody)
     .describe(
-      'JSON bodies (application/json or any +json type): `all` tests every string value and object key, `none` skips the body, ' +
+      'JSON bodies (application/json or any +json type) and forms (application/x-www-form-urlencoded, read as an object of ' +
+        'names to values, a repeated name as a list): `all` tests every string value and object key, `none` skips the body, ' +
         "or a list of selectors ($, .key, ['key'], [n], [*], .*) tests what each selects, keys and values beneath included.",
     ),
   json_text: z

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Clock } from '../../clock.js';
+import type { Clock, Timer } from '../../clock.js';
 import { describeStore, type RedisStoreConfig } from '../../config/store-schema.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../log/logger.js';
@@ -52,7 +52,7 @@ export class RedisStore implements Store {
   private readonly subscriber: RedisClient;
   private readonly keys: Keyspace;
   private readonly reconnectListeners: Array<() => void> = [];
-  private readonly resyncTimer: NodeJS.Timeout;
+  private resyncTimer: Timer | undefined;
   private pending = 0;
   private mirrorLoaded = false;
   private runId: string | undefined;
@@ -78,10 +78,25 @@ export class RedisStore implements Store {
     this.watch(this.client, 'commands');
     this.watch(this.subscriber, 'subscriptions');
     this.subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
-    this.resyncTimer = setInterval(() => {
-      if (!this.subscribed && this.subscriber.status === 'ready') this.subscribe();
-      else this.reconcile('periodic resync');
-    }, config.resync_interval).unref();
+    this.armResync();
+  }
+
+  /**
+   * The periodic resync, on the clock's timer (a test advances its clock to
+   * run one). Armed again once the resync has run, so resyncs never pile up
+   * behind a slow Redis, and an advance of a test clock runs one at a time.
+   */
+  private armResync(): void {
+    if (this.closed) return;
+    this.resyncTimer = this.options.clock.setTimer(() => {
+      if (!this.subscribed && this.subscriber.status === 'ready') {
+        this.subscribe();
+        this.armResync();
+      } else {
+        this.reconcile('periodic resync');
+        void this.reconciling.then(() => this.armResync());
+      }
+    }, this.options.config.resync_interval);
   }
 
   /** Starts connecting; returns at once. Until Redis answers, `health()` says why the store is not ready. */
@@ -118,7 +133,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.resyncTimer);
+    this.resyncTimer?.cancel();
     await this.reconciling;
     await Promise.all([quit(this.client), quit(this.subscriber)]);
   }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCall } from '../../helpers/admin.js';
 import { APP } from '../../helpers/accounts.js';
 import { bootGateway, issueTokens, type TestGateway } from '../../helpers/gateway.js';
-import { eventually } from '../../helpers/redis-store.js';
+import { eventually } from '../../helpers/eventually.js';
 
 /** GET /admin/v1/refusals/recent: the latest policy verdicts, newest first, without a token, secret, header or query. */
 

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP, OTHER_APP } from '../../helpers/accounts.js';
+import { basicAuth, postForm, type FormFields } from '../../helpers/forms.js';
 import { bootGateway, callProtected, errorOf, issueTokens, refreshGrant, revoke, type TestGateway } from '../../helpers/gateway.js';
 
 describe('POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009)', () => {
@@ -91,5 +92,74 @@ describe('POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009)', () => {
   it('answers other methods with 405', async () => {
     const response = await fetch(`${tg.url}/oauth2/v1/revokeToken`, { headers: { ...APP, token: 'x' } });
     expect(await errorOf(response)).toMatchObject({ status: 405, errorCode: 'METHOD_NOT_ALLOWED' });
+  });
+});
+
+/** RFC 7009 form requests (oauth.form_encoded, apps[].form_encoded): the same answers as the spec's header requests. */
+describe('POST /oauth2/v1/revokeToken with forms', () => {
+  const REVOKE = '/oauth2/v1/revokeToken';
+  const basicApp = basicAuth(APP.client_id, APP.client_secret);
+  let tg: TestGateway;
+  let closed: TestGateway;
+  beforeAll(async () => {
+    [tg, closed] = await Promise.all([
+      bootGateway({ config: { oauth: { form_encoded: true } }, appSettings: { [OTHER_APP.client_id]: { form_encoded: false } } }),
+      bootGateway(),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([tg.close(), closed.close()]);
+  });
+
+  it('revokes an access token named in the form (client_secret_basic)', async () => {
+    const tokens = await issueTokens(tg.url);
+    const response = await postForm(tg.url, REVOKE, { token: tokens.access_token, token_type_hint: 'access_token' }, basicApp);
+    expect(response.status).toBe(200);
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(401);
+  });
+
+  it('revokes a refresh token and its grant (client_secret_post), whatever token_type_hint says', async () => {
+    const tokens = await issueTokens(tg.url);
+    const response = await postForm(tg.url, REVOKE, { token: tokens.refresh_token, token_type_hint: 'access_token', ...APP });
+    expect(response.status).toBe(200);
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(401);
+    expect((await refreshGrant(tg.url, tokens.refresh_token)).status).toBe(400);
+  });
+
+  it('answers 200 for an unknown token (RFC 7009 2.2)', async () => {
+    expect((await postForm(tg.url, REVOKE, { token: 'not-a-token' }, basicApp)).status).toBe(200);
+  });
+
+  it.each<[string, FormFields, Record<string, string>, number, string]>([
+    ['no token', {}, basicApp, 400, 'TOKEN_REQUIRED'],
+    ['a blank token', { token: ' ' }, basicApp, 400, 'TOKEN_REQUIRED'],
+    ['token sent twice', { token: ['a', 'b'] }, basicApp, 400, 'MALFORMED_REQUEST'],
+    ['token in the header and the form disagreeing', { token: 'a' }, { ...basicApp, token: 'b' }, 400, 'MALFORMED_REQUEST'],
+    ['no client credentials', { token: 'a' }, {}, 400, 'CLIENT_CREDENTIALS_REQUIRED'],
+    ['a form secret that disagrees with HTTP Basic', { token: 'a', client_secret: 'other' }, basicApp, 400, 'CLIENT_CREDENTIALS_CONFLICT'],
+    ['a wrong client secret', { token: 'a', client_id: APP.client_id, client_secret: 'nope' }, {}, 401, 'INVALID_CLIENT_CREDENTIALS'],
+    // The app kept to the spec's format: its form is ignored, as any other body is, so the token is missing.
+    ['an app limited to the spec format', { token: 'a' }, basicAuth(OTHER_APP.client_id, OTHER_APP.client_secret), 400, 'TOKEN_REQUIRED'],
+  ])('refuses %s: %i %s', async (_case, fields, headers, status, errorCode) => {
+    const { status: got, errorCode: code, body } = await errorOf(await postForm(tg.url, REVOKE, fields, headers));
+    expect({ status: got, errorCode: code }).toEqual({ status, errorCode });
+    expect(body.error).toBeTruthy();
+  });
+
+  it("refuses another client's token named in a form, and leaves it working", async () => {
+    const tokens = await issueTokens(tg.url);
+    const { status, errorCode } = await errorOf(await postForm(tg.url, REVOKE, { token: tokens.access_token, ...OTHER_APP }));
+    // app-two may not use forms: its form is ignored, so use the spec's header for the token.
+    expect({ status, errorCode }).toEqual({ status: 400, errorCode: 'CLIENT_CREDENTIALS_REQUIRED' });
+    const viaHeaders = await postForm(tg.url, REVOKE, {}, { ...basicAuth(OTHER_APP.client_id, OTHER_APP.client_secret), token: tokens.access_token });
+    expect((await errorOf(viaHeaders)).errorCode).toBe('TOKEN_NOT_ISSUED_TO_CLIENT');
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(200);
+  });
+
+  it("with forms off, answers RFC 7009 requests exactly as before: the form is not read", async () => {
+    const tokens = await issueTokens(closed.url);
+    expect(await errorOf(await postForm(closed.url, REVOKE, { token: tokens.access_token }, basicApp))).toMatchObject({ status: 400, errorCode: 'TOKEN_REQUIRED' });
+    expect(await errorOf(await postForm(closed.url, REVOKE, { ...APP }, { token: tokens.access_token }))).toMatchObject({ status: 400, errorCode: 'CLIENT_CREDENTIALS_REQUIRED' });
+    expect((await callProtected(closed.url, tokens.access_token)).status).toBe(200);
   });
 });

@@ -11,8 +11,9 @@ import { uniqueEnvironment } from '../../helpers/redis-store.js';
  * The gateways the recipes run against. Most answers need nothing but a
  * request; the others need a configuration that makes them reachable:
  *
- * - plain: no policies; a small OAuth body limit (413 with a 2 KB body) and a
- *   brute-force threshold of 3 failed passwords.
+ * - plain: no policies; a small OAuth body limit (413 with a 2 KB body), a
+ *   brute-force threshold of 3 failed passwords, and RFC 6749 forms allowed
+ *   (oauth.form_encoded) for every app but app-two.
  * - guarded: policies on every path that fire only on marked requests (an
  *   `X-Probe` header, an address of 203.0.113.0/24 via a trusted proxy, a
  *   JSON body on a GET), so the ordinary request still passes.
@@ -65,7 +66,13 @@ async function storeDownOptions(): Promise<{ options: BootOptions; release: () =
 async function optionsOf(name: ProfileName): Promise<{ options: BootOptions; release?: () => Promise<void> }> {
   switch (name) {
     case 'plain':
-      return { options: { config: { ...SMALL_BODIES, brute_force: { max_failures_per_username: 3 } } } };
+      return {
+        options: {
+          // Forms on, so that the document lists them and the recipes can check them; app-two keeps to the spec format.
+          config: { ...SMALL_BODIES, brute_force: { max_failures_per_username: 3 }, oauth: { form_encoded: true } },
+          appSettings: { 'app-two': { form_encoded: false } },
+        },
+      };
     case 'guarded':
       return {
         options: {

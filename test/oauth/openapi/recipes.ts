@@ -1,11 +1,14 @@
 import type { ErrorCode } from '../../../src/errors/catalogue.js';
+import { authorizationServerMetadataEndpoint } from '../../../src/oauth/endpoints/authorization-server-metadata.js';
 import { discoveryEndpoint } from '../../../src/oauth/endpoints/discovery.js';
 import type { Endpoint } from '../../../src/oauth/endpoints/endpoint.js';
+import { introspectEndpoint } from '../../../src/oauth/endpoints/introspect.js';
 import { jwksEndpoint } from '../../../src/oauth/endpoints/jwks.js';
 import { openApiEndpoint } from '../../../src/oauth/endpoints/openapi.js';
 import { revokeEndpoint } from '../../../src/oauth/endpoints/revoke-token.js';
 import { tokenEndpoint } from '../../../src/oauth/endpoints/token.js';
 import { APP, OTHER_APP, SUSPENDED_APP, SUSPENDED_USER, USER } from '../../helpers/accounts.js';
+import { FORM_TYPE, formText, type FormFields } from '../../helpers/forms.js';
 import { issueTokens, type TestGateway } from '../../helpers/gateway.js';
 import type { OperationKey } from './contract.js';
 import { send, type RawRequest, type Reply } from './exchange.js';
@@ -26,7 +29,9 @@ export interface Recipe {
 
 const TOKEN: OperationKey = `POST ${tokenEndpoint.path}`;
 const REVOKE: OperationKey = `POST ${revokeEndpoint.path}`;
+const INTROSPECT: OperationKey = `POST ${introspectEndpoint.path}`;
 const DISCOVERY: OperationKey = `GET ${discoveryEndpoint.path}`;
+const METADATA: OperationKey = `GET ${authorizationServerMetadataEndpoint.path}`;
 const KEYS: OperationKey = `GET ${jwksEndpoint.path}`;
 const OPENAPI: OperationKey = `GET ${openApiEndpoint.path}`;
 
@@ -41,15 +46,26 @@ const TWO_KB_JSON = JSON.stringify({ padding: 'x'.repeat(2_000) });
 
 const token = (over: Partial<RawRequest> = {}): RawRequest => ({ method: 'POST', path: tokenEndpoint.path, headers: JSON_TYPE, body: passwordBody(), ...over });
 const revocation = (headers: RawRequest['headers'], body?: string): RawRequest => ({ method: 'POST', path: revokeEndpoint.path, headers, body });
+/** A form request (the plain profile allows forms gateway-wide; app-two keeps to the spec's format). */
+const form = (path: string, fields: FormFields, headers: RawRequest['headers'] = {}): RawRequest => ({
+  method: 'POST',
+  path,
+  headers: { 'content-type': FORM_TYPE, ...headers },
+  body: formText(fields),
+});
+const basicApp = () => basic(APP.client_id, APP.client_secret);
+const introspection = (headers: RawRequest['headers'], body?: string): RawRequest => ({ method: 'POST', path: introspectEndpoint.path, headers, body });
 
 const sendTo = (request: RawRequest | ((gateway: TestGateway) => Promise<RawRequest>)) => async (gateway: TestGateway) =>
   send(gateway.url, typeof request === 'function' ? await request(gateway) : request);
 
-/** The five operations, each with the endpoint that serves it and a request it answers with success. */
+/** The operations, each with the endpoint that serves it and a request it answers with success. */
 const OPERATIONS: ReadonlyArray<{ key: OperationKey; endpoint: Endpoint<unknown>; ordinary: RawRequest; otherMethod: string }> = [
   { key: TOKEN, endpoint: tokenEndpoint, ordinary: token(), otherMethod: 'GET' },
   { key: REVOKE, endpoint: revokeEndpoint, ordinary: revocation({ ...APP, token: 'nothing-to-revoke' }), otherMethod: 'GET' },
+  { key: INTROSPECT, endpoint: introspectEndpoint, ordinary: introspection({ ...APP, token: 'not-active' }), otherMethod: 'GET' },
   { key: DISCOVERY, endpoint: discoveryEndpoint, ordinary: { method: 'GET', path: discoveryEndpoint.path }, otherMethod: 'POST' },
+  { key: METADATA, endpoint: authorizationServerMetadataEndpoint, ordinary: { method: 'GET', path: authorizationServerMetadataEndpoint.path }, otherMethod: 'DELETE' },
   { key: KEYS, endpoint: jwksEndpoint, ordinary: { method: 'GET', path: jwksEndpoint.path }, otherMethod: 'DELETE' },
   { key: OPENAPI, endpoint: openApiEndpoint, ordinary: { method: 'GET', path: openApiEndpoint.path }, otherMethod: 'PUT' },
 ];
@@ -119,6 +135,30 @@ const TOKEN_RECIPES: Recipe[] = [
   },
   { operation: TOKEN, status: 200, profile: 'plain', what: 'password grant answered in XML', run: sendTo(token({ headers: { ...JSON_TYPE, ...XML } })) },
   { operation: TOKEN, status: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE', profile: 'plain', what: 'Content-Type text/plain', run: sendTo(token({ headers: { 'content-type': 'text/plain' } })) },
+  {
+    operation: TOKEN,
+    status: 200,
+    profile: 'plain',
+    what: 'RFC 6749 password grant form with client_secret_basic',
+    run: sendTo(form(tokenEndpoint.path, { grant_type: 'password', ...USER }, basicApp())),
+  },
+  {
+    operation: TOKEN,
+    status: 200,
+    profile: 'plain',
+    what: 'RFC 6749 refresh grant form with client_secret_post',
+    run: sendTo(async (gateway) => form(tokenEndpoint.path, { grant_type: 'refresh_token', refresh_token: (await issueTokens(gateway.url)).refresh_token, ...APP })),
+  },
+  {
+    operation: TOKEN,
+    status: 415,
+    errorCode: 'UNSUPPORTED_MEDIA_TYPE',
+    profile: 'plain',
+    what: 'a form from an app kept to the spec format (apps[].form_encoded: false)',
+    run: sendTo(form(tokenEndpoint.path, { grant_type: 'password', ...USER, ...OTHER_APP })),
+  },
+  { operation: TOKEN, status: 400, errorCode: 'MALFORMED_REQUEST', profile: 'plain', what: 'a form parameter sent twice', run: sendTo(form(tokenEndpoint.path, { ...USER, username: ['a', 'b'], ...APP })) },
+  { operation: TOKEN, status: 400, errorCode: 'INVALID_SCOPE', profile: 'plain', what: 'a form asking for a scope', run: sendTo(form(tokenEndpoint.path, { grant_type: 'password', ...USER, ...APP, scope: 'openid' })) },
   { operation: TOKEN, status: 400, errorCode: 'UNSUPPORTED_GRANT_TYPE', profile: 'plain', what: 'grant_type client_credentials', run: sendTo(token({ headers: { ...JSON_TYPE, grant_type: 'client_credentials' } })) },
   { operation: TOKEN, status: 400, errorCode: 'MALFORMED_REQUEST', profile: 'plain', what: 'the grant_type header sent twice', run: sendTo(token({ headers: { ...JSON_TYPE, grant_type: ['password', 'password'] } })) },
   { operation: TOKEN, status: 400, errorCode: 'MALFORMED_JSON_BODY', profile: 'plain', what: 'a body that is not JSON', run: sendTo(token({ body: '{"username":' })) },
@@ -186,6 +226,14 @@ const REVOKE_RECIPES: Recipe[] = [
     run: sendTo(async (gateway) => revocation({ ...APP, token: (await issueTokens(gateway.url)).access_token })),
   },
   { operation: REVOKE, status: 200, profile: 'plain', what: 'revoking an unknown token, answered in XML', run: sendTo(revocation({ ...APP, ...XML, token: 'nothing-to-revoke' })) },
+  {
+    operation: REVOKE,
+    status: 200,
+    profile: 'plain',
+    what: 'RFC 7009 form revoking a refresh token, with client_secret_basic',
+    run: sendTo(async (gateway) => form(revokeEndpoint.path, { token: (await issueTokens(gateway.url)).refresh_token, token_type_hint: 'refresh_token' }, basicApp())),
+  },
+  { operation: REVOKE, status: 400, errorCode: 'MALFORMED_REQUEST', profile: 'plain', what: 'a form naming two tokens', run: sendTo(form(revokeEndpoint.path, { token: ['a', 'b'] }, basicApp())) },
   { operation: REVOKE, status: 400, errorCode: 'MALFORMED_REQUEST', profile: 'plain', what: 'the token header sent twice', run: sendTo(revocation({ ...APP, token: ['a-token', 'another-token'] })) },
   { operation: REVOKE, status: 400, errorCode: 'MALFORMED_JSON_BODY', profile: 'plain', what: 'a JSON body that does not parse', run: sendTo(revocation({ ...APP, ...JSON_TYPE, token: 'a-token' }, '{')) },
   { operation: REVOKE, status: 401, errorCode: 'JSON_THREAT', profile: 'plain', what: 'a JSON body nested deeper than limits.json_depth', run: sendTo(revocation({ ...APP, ...JSON_TYPE, token: 'a-token' }, nested(40))) },
@@ -220,14 +268,59 @@ const REVOKE_RECIPES: Recipe[] = [
   },
 ];
 
+const INTROSPECT_RECIPES: Recipe[] = [
+  {
+    operation: INTROSPECT,
+    status: 200,
+    profile: 'plain',
+    what: 'RFC 7662 form with client_secret_basic: the own access token, active',
+    run: sendTo(async (gateway) => form(introspectEndpoint.path, { token: (await issueTokens(gateway.url)).access_token, token_type_hint: 'access_token' }, basicApp())),
+  },
+  { operation: INTROSPECT, status: 200, profile: 'plain', what: "the spec's style (headers), an unknown token: active false", run: sendTo(introspection({ ...APP, token: 'not-a-token' })) },
+  { operation: INTROSPECT, status: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE', profile: 'plain', what: 'a text/plain body', run: sendTo(introspection({ ...APP, 'content-type': 'text/plain' }, 'token=a')) },
+  { operation: INTROSPECT, status: 400, errorCode: 'MALFORMED_REQUEST', profile: 'plain', what: 'a form naming two tokens', run: sendTo(form(introspectEndpoint.path, { token: ['a', 'b'] }, basicApp())) },
+  { operation: INTROSPECT, status: 400, errorCode: 'MALFORMED_JSON_BODY', profile: 'plain', what: 'a JSON body that does not parse', run: sendTo(introspection({ ...APP, ...JSON_TYPE, token: 'a' }, '{')) },
+  { operation: INTROSPECT, status: 401, errorCode: 'JSON_THREAT', profile: 'plain', what: 'a JSON body nested deeper than limits.json_depth', run: sendTo(introspection({ ...APP, ...JSON_TYPE, token: 'a' }, nested(40))) },
+  { operation: INTROSPECT, status: 400, errorCode: 'CLIENT_CREDENTIALS_REQUIRED', profile: 'plain', what: 'a form without client credentials', run: sendTo(form(introspectEndpoint.path, { token: 'a' })) },
+  {
+    operation: INTROSPECT,
+    status: 400,
+    errorCode: 'CLIENT_CREDENTIALS_CONFLICT',
+    profile: 'plain',
+    what: 'client_secret_post and HTTP Basic naming different apps',
+    run: sendTo(form(introspectEndpoint.path, { token: 'a', ...OTHER_APP }, basicApp())),
+  },
+  { operation: INTROSPECT, status: 400, errorCode: 'TOKEN_REQUIRED', profile: 'plain', what: 'a form without token', run: sendTo(form(introspectEndpoint.path, { token_type_hint: 'access_token' }, basicApp())) },
+  {
+    operation: INTROSPECT,
+    status: 401,
+    errorCode: 'INVALID_CLIENT_CREDENTIALS',
+    profile: 'plain',
+    what: 'a wrong client secret with HTTP Basic',
+    expectHeaders: ['www-authenticate'],
+    run: sendTo(form(introspectEndpoint.path, { token: 'a' }, basic(APP.client_id, 'not-the-secret'))),
+  },
+  { operation: INTROSPECT, status: 401, errorCode: 'CLIENT_ACCOUNT_INVALID_STATE', profile: 'plain', what: 'a suspended app', run: sendTo(form(introspectEndpoint.path, { token: 'a', ...SUSPENDED_APP })) },
+  { operation: INTROSPECT, status: 413, errorCode: 'PAYLOAD_TOO_LARGE', profile: 'plain', what: 'a form over limits.oauth_body_size', run: sendTo(form(introspectEndpoint.path, { token: 'a', padding: 'x'.repeat(2_000) }, basicApp())) },
+  {
+    operation: INTROSPECT,
+    status: 503,
+    errorCode: 'SERVICE_UNAVAILABLE',
+    profile: 'store-down',
+    what: 'introspecting an access token before the keys that verify it are loaded',
+    run: sendTo(introspection({ ...APP, token: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln' })),
+  },
+];
+
 const PUBLIC_RECIPES: Recipe[] = [
   ...publicBodyRecipes(DISCOVERY, discoveryEndpoint.path),
+  ...publicBodyRecipes(METADATA, authorizationServerMetadataEndpoint.path),
   ...publicBodyRecipes(KEYS, jwksEndpoint.path),
   ...publicBodyRecipes(OPENAPI, openApiEndpoint.path),
   { operation: KEYS, status: 503, errorCode: 'SERVICE_UNAVAILABLE', profile: 'store-down', what: 'the key ring not loaded (Redis down since start)', run: sendTo({ method: 'GET', path: jwksEndpoint.path }) },
 ];
 
 /** One recipe per (operation, status, errorCode) the document lists, and nothing it does not. */
-export const RECIPES: readonly Recipe[] = [...TOKEN_RECIPES, ...REVOKE_RECIPES, ...PUBLIC_RECIPES, ...OPERATIONS.flatMap(sharedRecipes)];
+export const RECIPES: readonly Recipe[] = [...TOKEN_RECIPES, ...REVOKE_RECIPES, ...INTROSPECT_RECIPES, ...PUBLIC_RECIPES, ...OPERATIONS.flatMap(sharedRecipes)];
 
 export const recipeKey = (operation: OperationKey, status: number, errorCode: string | undefined): string => `${operation} ${status} ${errorCode ?? '(success)'}`;

@@ -1,0 +1,24 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Exchange } from '../../src/http/exchange.js';
+import { RequestBody } from '../../src/http/request-body.js';
+
+/** An exchange as the pipeline builds one, for a request with these headers, URL and body; nothing is sent anywhere. */
+export function fakeExchange(options: { url?: string; headers?: Record<string, string | string[]>; body?: string; clientAddress?: string } = {}): Exchange {
+  const req = Object.assign(Readable.from(options.body === undefined ? [] : [Buffer.from(options.body)]), {
+    url: options.url ?? '/',
+    method: 'POST',
+    headers: options.headers ?? {},
+    headersDistinct: Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name, Array.isArray(value) ? value : [value]])),
+  }) as unknown as IncomingMessage;
+  return {
+    req,
+    res: {} as ServerResponse,
+    requestId: 'test-request',
+    path: (options.url ?? '/').split('?')[0]!,
+    format: 'json',
+    startedAt: process.hrtime.bigint(),
+    clientAddress: () => options.clientAddress ?? '198.51.100.7',
+    body: new RequestBody(req, 16_384),
+  };
+}

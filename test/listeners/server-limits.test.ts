@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GatewayConfig } from '../../src/config/schema.js';
+import { applyServerLimits, serverOptionsOf } from '../../src/listeners/server-limits.js';
+import { bootGateway, type TestGateway } from '../helpers/gateway.js';
+import { rawExchange } from '../helpers/raw-http.js';
+
+const LIMITS = { headers_timeout: 10_000, request_timeout: 30_000, keep_alive_timeout: 5_000 } as GatewayConfig['limits'];
+
+describe('server limits from limits:', () => {
+  it('sets node\'s header, request and keep-alive timeouts, checked at most every second', () => {
+    expect(serverOptionsOf(LIMITS)).toEqual({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 });
+    expect(serverOptionsOf({ ...LIMITS, headers_timeout: 300 }).connectionsCheckingInterval).toBe(75);
+  });
+
+  it('applies reloaded limits to a running server', () => {
+    const server = { headersTimeout: 0, requestTimeout: 0, keepAliveTimeout: 0 } as Parameters<typeof applyServerLimits>[0];
+    applyServerLimits(server, { ...LIMITS, headers_timeout: 1_000, request_timeout: 2_000, keep_alive_timeout: 3_000 });
+    expect(server).toMatchObject({ headersTimeout: 1_000, requestTimeout: 2_000, keepAliveTimeout: 3_000 });
+  });
+});
+
+describe('slow and hostile clients, cut by the server limits', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    // Real socket timeouts (node's own timers, which a test clock cannot reach): short, so each cut comes within a second.
+    tg = await bootGateway({ config: { limits: { headers_timeout: '300ms', request_timeout: '600ms' } } });
+  });
+  afterAll(() => tg.close());
+
+  it('cuts a client that never finishes its headers (slowloris)', async () => {
+    const started = Date.now();
+    const { closed } = await rawExchange(tg.url, 'GET /oauth2/v1/keys HTTP/1.1\r\nHost: x\r\n');
+    expect(closed).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('cuts a client that never finishes its body', async () => {
+    const { closed } = await rawExchange(tg.url, 'POST /oauth2/v1/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user');
+    expect(closed).toBe(true);
+  });
+});

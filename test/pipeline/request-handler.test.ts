@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootGateway, errorOf, type TestGateway } from '../helpers/gateway.js';
+import { rawExchange } from '../helpers/raw-http.js';
+
+describe('the request handler and hostile input', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    tg = await bootGateway({ config: { limits: { oauth_body_size: '1kb', json_depth: 8 } } });
+  });
+  afterAll(() => tg.close());
+
+  const postToken = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${tg.url}/oauth2/v1/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+  it('refuses deeply nested JSON as a JSON threat (SPEC 7) before parsing it', async () => {
+    const response = await postToken(`{"username":${'['.repeat(500)}${']'.repeat(500)}}`);
+    expect(await errorOf(response)).toMatchObject({ status: 401, errorCode: 'JSON_THREAT', body: { errors: [{ message: 'Access to the requested resource is not allowed' }] } });
+  });
+  it('answers a malformed request line without crashing', async () => {
+    const { text } = await rawExchange(tg.url, 'BLAH BLAH BLAH\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400/);
+    expect((await fetch(`${tg.url}/oauth2/v1/keys`)).status).toBe(200);
+  });
+  it('refuses an absolute-form request target with 400', async () => {
+    const { text } = await rawExchange(tg.url, 'GET http://evil.example/oauth2/v1/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400/);
+    expect(text).toContain('MALFORMED_REQUEST');
+  });
+  it('never answers 500 to garbage on any endpoint', async () => {
+    const bodies = ['', '\u0000\u0001', '{"a":1', '{"username":{"$ne":null},"password":[]}', '{"__proto__":{"admin":true}}', '🙂'.repeat(100)];
+    const paths = ['/oauth2/v1/token', '/oauth2/v1/revokeToken', '/business/score/v2/x', '/.well-known/openid-configuration'];
+    for (const path of paths) {
+      for (const body of bodies) {
+        const response = await fetch(`${tg.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', client_id: 'x', client_secret: 'y', token: 'z', grant_type: 'refresh_token', refresh_token: 'r' }, body });
+        expect(response.status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
+        await response.arrayBuffer();
+      }
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyspace } from '../../../src/store/redis/keyspace.js';
+import type { RedisStore } from '../../../src/store/redis/store.js';
+import type { RefreshTokenRecord } from '../../../src/store/types.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { rawCommand, RedisServer } from '../../helpers/redis-server.js';
+import { connectedStore, redisStoreConfig, uniqueEnvironment } from '../../helpers/redis-store.js';
+
+const integer = (reply: string) => Number(/^:(-?\d+)/.exec(reply)?.[1]);
+
+/** Refresh tokens in Redis: one hash per grant, expiring with its last token; the gateway's clock decides validity. */
+describe('refresh tokens in Redis', () => {
+  let redis: RedisServer;
+  let store: RedisStore;
+  let environment: string;
+  const clock = new ManualClock();
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    environment = uniqueEnvironment();
+    store = await connectedStore(redisStoreConfig({ mode: 'single', url: redis.url }), environment, clock);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await redis?.dispose();
+  });
+  const record = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord => ({ grantId: 'g', clientId: 'c', username: 'u', issuedAt: clock.now(), expiresAt: clock.now() + 60_000, ...over });
+
+  it('keeps a grant as one hash of token hash -> record, never the token value itself', async () => {
+    await store.refreshTokens.save({ grantId: 'one-hash', hash: 'h1' }, record({ grantId: 'one-hash' }));
+    await store.refreshTokens.save({ grantId: 'one-hash', hash: 'h2' }, record({ grantId: 'one-hash' }));
+    expect(integer(await rawCommand(redis.port, `HLEN ${keyspace(environment).grant('one-hash')}`))).toBe(2);
+  });
+
+  it('expires the key a minute after its last token, never shortening it for an earlier one', async () => {
+    const key = keyspace(environment).grant('ttl');
+    await store.refreshTokens.save({ grantId: 'ttl', hash: 'long' }, record({ grantId: 'ttl', expiresAt: clock.now() + 3_600_000 }));
+    await store.refreshTokens.save({ grantId: 'ttl', hash: 'short' }, record({ grantId: 'ttl', expiresAt: clock.now() + 1_000 }));
+    const ttl = integer(await rawCommand(redis.port, `PTTL ${key}`));
+    expect(ttl).toBeGreaterThan(3_600_000);
+    expect(ttl).toBeLessThanOrEqual(3_660_000);
+  });
+
+  it('judges expiry by the gateway clock, not by Redis: a record past its time is missing though still stored', async () => {
+    const ref = { grantId: 'clock', hash: 'h' };
+    await store.refreshTokens.save(ref, record({ grantId: 'clock', expiresAt: clock.now() + 1_000 }));
+    clock.advance(1_000);
+    expect(await store.refreshTokens.find(ref)).toBeUndefined();
+    expect(integer(await rawCommand(redis.port, `HEXISTS ${keyspace(environment).grant('clock')} h`))).toBe(1);
+    expect(await store.refreshTokens.rotate(ref, 'next', record({ grantId: 'clock' }), clock.now())).toEqual({ kind: 'missing' });
+  });
+
+  it('prunes expired tokens of a grant when it rotates one, so a long-lived grant stays small', async () => {
+    const key = keyspace(environment).grant('prune');
+    await store.refreshTokens.save({ grantId: 'prune', hash: 'old' }, record({ grantId: 'prune', expiresAt: clock.now() + 10 }));
+    await store.refreshTokens.save({ grantId: 'prune', hash: 'current' }, record({ grantId: 'prune' }));
+    clock.advance(10);
+    expect(await store.refreshTokens.rotate({ grantId: 'prune', hash: 'current' }, 'next', record({ grantId: 'prune' }), clock.now())).toEqual({ kind: 'rotated' });
+    expect(await rawCommand(redis.port, `HEXISTS ${key} old`)).toBe(':0\r\n');
+    expect(integer(await rawCommand(redis.port, `HLEN ${key}`))).toBe(2); // the used one (kept to recognise a replay) and its successor
+  });
+
+  it('removes a grant in one step', async () => {
+    await store.refreshTokens.save({ grantId: 'gone', hash: 'h' }, record({ grantId: 'gone' }));
+    await store.refreshTokens.removeGrant('gone');
+    expect(integer(await rawCommand(redis.port, `EXISTS ${keyspace(environment).grant('gone')}`))).toBe(0);
+  });
+});
