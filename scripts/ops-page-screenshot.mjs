@@ -11,10 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { loadGatewayConfig, startGateway } from '../dist/index.js';
 import { addressOf, startDemoUpstream } from '../dist/demo/upstream.js';
+import { chromiumPath } from './check-test-prerequisites.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const OUTPUT = resolve(process.argv[2] ?? join(ROOT, 'docs', 'images', 'ops-page.png'));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumPath();
 /** Debian's chromium, headless, with nothing that reaches the network on its own. */
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath } from '../../../scripts/check-test-prerequisites.mjs';
 import { APP, USER } from '../../helpers/accounts.js';
 import { bootGateway, issueTokens, type TestGateway } from '../../helpers/gateway.js';
 
@@ -14,7 +15,7 @@ import { bootGateway, issueTokens, type TestGateway } from '../../helpers/gatewa
  * an admin token and the policies the repository ships.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = chromiumPath();
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const ADMIN_TOKEN = randomBytes(32).toString('base64url');
 const INJECTION = "x' or 1=1 --";
@@ -28,7 +29,7 @@ const requested: string[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`the operations page test needs Debian's chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it when missing)`);
+    throw new Error(`the operations page test needs chromium at ${CHROMIUM} (Debian: apt-get install chromium, or set CHROMIUM_PATH; .ci/run installs it)`);
   }
   dir = await mkdtemp(join(tmpdir(), 'tg-ops-browser-'));
   await writeFile(join(dir, 'admin-token'), `${ADMIN_TOKEN}\n`);
