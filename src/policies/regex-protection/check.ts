@@ -40,7 +40,7 @@ function passed(request: PolicyRequest, applyTo: ApplyTo, patterns: PatternSet, 
   if (applyTo.query) parts.push(`the query (${[...request.query.keys()].length} parameters)`);
   for (const name of applyTo.query_params) parts.push(`query parameter ${shorten(name)} (${request.query.getAll(name).length} values)`);
   for (const header of applyTo.headers) parts.push(`header ${header}${request.req.headersDistinct[header] ? '' : ' (absent)'}`);
-  if (applyTo.json_body.length > 0) parts.push(bodyTested ? 'the JSON body' : 'no JSON body');
+  if (applyTo.json_body.length > 0) parts.push(bodyTested ? `the ${request.req.headers['content-type']?.includes('form') ? 'form' : 'JSON'} body` : 'no JSON or form body');
   return `no pattern matched (${patterns.names.join(', ')}) in ${parts.join(', ')}`;
 }
 

@@ -73,7 +73,7 @@ describe('token-gateway policy test: each verdict and why, in chain order', () =
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toContain('served by route /partners/: 4 policies before authentication');
     expect(rowOf(stdout, 'injection-guard')?.slice(2, 5)).toEqual(['regex-protection', 'enforce', 'PASS']);
-    expect(rowOf(stdout, 'injection-guard')?.[5]).toMatch(/^no pattern matched \(sql-injection, .*internal-host\) in the path, the query \(1 parameters\), header x-customer-reference \(absent\), no JSON body$/);
+    expect(rowOf(stdout, 'injection-guard')?.[5]).toMatch(/^no pattern matched \(sql-injection, .*internal-host\) in the path, the query \(1 parameters\), header x-customer-reference \(absent\), no JSON or form body$/);
     expect(rowOf(stdout, 'partner-network')?.[5]).toBe('10.20.1.5 allowed by rule 2 (10.20.0.0/16)');
     expect(rowOf(stdout, 'office-hours')?.[5]).toBe("Mon 09:00 America/Chicago is inside that day's windows (08:00-18:00)");
     expect(rowOf(stdout, 'per-client')?.[5]).toMatch(/^counted as ip:10\.20\.1\.5: its window of 33\.3 ms \(30ps\) admits 1 and had room \(one request against an empty counter/);
