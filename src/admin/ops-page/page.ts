@@ -1,3 +1,6 @@
+/** Where the page and its two assets are served, on the admin listener only. */
+export const OPS_PATHS = { page: '/ops', script: '/ops/ops.js', style: '/ops/ops.css' } as const;
+
 /**
  * The page's markup: sections the script fills from the admin API. No data
  * and no inline script or style (the CSP allows neither); the favicon is an
@@ -11,8 +14,8 @@ export const OPS_PAGE = `<!doctype html>
 <meta name="referrer" content="no-referrer">
 <title>token-gateway operations</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/ops/ops.css">
-<script src="/ops/ops.js" defer></script>
+<link rel="stylesheet" href="${OPS_PATHS.style}">
+<script src="${OPS_PATHS.script}" defer></script>
 </head>
 <body>
 <header>

@@ -2,12 +2,11 @@ import type { ServerResponse } from 'node:http';
 import type { AdminAccess } from '../access.js';
 import { accessRefusal } from '../operation-route.js';
 import { sendError, type AdminRoute } from '../server.js';
-import { OPS_PAGE } from './page.js';
+import { OPS_PAGE, OPS_PATHS } from './page.js';
 import { OPS_SCRIPT } from './script.js';
 import { OPS_STYLE } from './style.js';
 
-/** Where the page and its two assets are served, on the admin listener only. */
-export const OPS_PATHS = { page: '/ops', script: '/ops/ops.js', style: '/ops/ops.css' } as const;
+export { OPS_PATHS };
 
 /**
  * Nothing but this origin's own script and style, and calls to this origin:

@@ -1,3 +1,12 @@
+import { statusOperation } from '../operations/gateway-status.js';
+import { keysOperation } from '../operations/list-keys.js';
+import { policiesOperation } from '../operations/list-policies.js';
+import { recentRefusalsOperation } from '../operations/recent-refusals.js';
+import { trafficOperation } from '../operations/route-traffic.js';
+
+/** What the page reads, in the order it renders them: the operations' own paths. */
+const READS = [statusOperation.path, trafficOperation.path, policiesOperation.path, `${recentRefusalsOperation.path}?limit=25`, keysOperation.path];
+
 /**
  * The page's script, served as /ops/ops.js (the CSP allows no inline
  * script). Plain browser JavaScript with no dependency and no build: it
@@ -11,7 +20,9 @@ export const OPS_SCRIPT = String.raw`'use strict';
   var TOKEN_KEY = 'token-gateway.admin-token';
   var POLL_MS = 5000;
   var HISTORY = 60; // samples: 5 minutes at one read every 5 s
-  var READS = ['/admin/v1/status', '/admin/v1/traffic', '/admin/v1/policies', '/admin/v1/refusals/recent?limit=25', '/admin/v1/keys'];
+  var READS = ` +
+  JSON.stringify(READS) +
+  String.raw`;
 
   var token = sessionStorage.getItem(TOKEN_KEY) || undefined;
   var timer;
