@@ -47,7 +47,7 @@ describe('migration/apigee/xml: parsing one bundle file', () => {
   ])('refuses %s as not well-formed, with its line for the report', (_what, text, line, message) => {
     const result = outcome(text) as { line: number | undefined; message: string };
     expect(result.message).toMatch(message);
-    void line;
+    expect(result.line).toBe(line);
   });
 
   it.each<[string, string, RegExp]>([
