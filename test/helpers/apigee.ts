@@ -1,5 +1,6 @@
 import type { Bundle, BundleKind } from '../../src/migration/apigee/bundle.js';
-import type { TranslatedPolicy } from '../../src/migration/apigee/policies/translation.js';
+import type { PolicyEntry, TranslatedPolicy, Translator } from '../../src/migration/apigee/policies/translation.js';
+import { POLICY_KINDS } from '../../src/policies/kinds.js';
 import { readPolicies, type PolicyXml } from '../../src/migration/apigee/policy-xml.js';
 import { ImportReport } from '../../src/migration/apigee/report.js';
 import { translatePolicy } from '../../src/migration/apigee/translate-policy.js';
@@ -19,6 +20,19 @@ export function policyOf(xml: string, name = 'P'): PolicyXml {
   const policy = readPolicies(bundleOf({ [`policies/${name}.xml`]: xml }), report).values().next().value;
   if (!policy) throw new Error(`not a readable policy: ${report.render()}`);
   return policy;
+}
+
+/** One translator on one policy file, and the report it wrote. */
+export function translateWith(translator: Translator, xml: string, baseName = 'orders.P'): { result: TranslatedPolicy; report: ImportReport } {
+  const report = new ImportReport();
+  return { result: translator(policyOf(xml), { report, baseName }), report };
+}
+
+/** The schema's complaint about an entry, or undefined when it loads as its kind (as check and serve would load it). */
+export function loadError(entry: PolicyEntry): string | undefined {
+  const parsed = POLICY_KINDS.find((kind) => kind.kind === entry.kind)?.schema.safeParse(entry);
+  if (!parsed) return `unknown kind ${entry.kind}`;
+  return parsed.success ? undefined : parsed.error.message;
 }
 
 /** A policy translated (through translatePolicy, which validates every entry with its kind's schema), and the report. */
