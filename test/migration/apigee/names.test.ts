@@ -4,7 +4,18 @@ import { durationText, ourName } from '../../../src/migration/apigee/names.js';
 
 describe('migration/apigee/names: names and durations as our files write them', () => {
   it.each<[string[], string]>([
+    // Names our rules accept are kept as written, joined with ".".
     [['orders', 'SA-Token'], 'orders.SA-Token'],
+    [['business-score-v2', 'RE_Common.v2'], 'business-score-v2.RE_Common.v2'],
+    [['uri-path', '1'], 'uri-path.1'],
+    [[], 'p'],
+  ])('ourName(%j) is %j', (parts, name) => {
+    expect(ourName(...parts)).toBe(name);
+    expect(name).toMatch(POLICY_NAME);
+  });
+
+  it.each<[string[], string]>([
+    // A name that had to change keeps what it could, and a hash of the original tells it from the others.
     [['orders', 'SA Token'], 'orders.SA-Token'],
     [['orders', 'SA  $%  Token'], 'orders.SA-Token'],
     [['orders', 'Prüfung'], 'orders.Pr-fung'],
@@ -14,11 +25,17 @@ describe('migration/apigee/names: names and durations as our files write them', 
     [['orders', ''], 'orders'],
     [['.hidden'], 'hidden'],
     [['$'], 'p'],
-    [[], 'p'],
-    [['uri-path', '1'], 'uri-path.1'],
-  ])('ourName(%j) is %j', (parts, name) => {
-    expect(ourName(...parts)).toBe(name);
+  ])('ourName(%j) is %j and a hash', (parts, start) => {
+    const name = ourName(...parts);
+    expect(name).toMatch(new RegExp(`^${start.replace(/\./g, '\\.')}-[0-9a-f]{8}$`));
     expect(name).toMatch(POLICY_NAME);
+  });
+
+  it('keeps two Apigee names apart when only the characters it replaced tell them apart: our names are unique across the folder', () => {
+    const names = [['SA Bulk'], ['SA-Bulk'], ['SA$Bulk'], ['SA  Bulk'], ['-SA-Bulk'], ['SA-Bulk-']].map((policy) => ourName('orders', ...policy));
+    expect(new Set(names).size).toBe(names.length);
+    expect(names[1]).toBe('orders.SA-Bulk');
+    expect(ourName('orders', 'SA Bulk')).toBe(names[0]);
   });
 
   it('keeps a name of 64 characters whole', () => {
