@@ -117,7 +117,7 @@ const FORMATS: Readonly<Record<string, (node: JsonSchema) => string>> = {
 
 /** Bounds worth saying: none for the type's own limits. */
 function range(min: number | undefined, max: number | undefined, show: (n: number) => string, trivialMin = Number.NEGATIVE_INFINITY): string {
-  const low = min !== undefined && min > trivialMin ? min : undefined;
+  const low = min !== undefined && min > trivialMin && min > Number.MIN_SAFE_INTEGER ? min : undefined;
   const high = max !== undefined && max < Number.MAX_SAFE_INTEGER ? max : undefined;
   if (low !== undefined && high !== undefined) return `, ${show(low)} to ${show(high)}`;
   if (low !== undefined) return `, at least ${show(low)}`;
