@@ -10,7 +10,8 @@ import { code, table } from './markdown.js';
  */
 
 export interface JsonSchema {
-  readonly type?: string;
+  /** One type, or several where zod writes a union of plain types as one node (`type: [number, string]`). */
+  readonly type?: string | readonly string[];
   readonly description?: string;
   readonly default?: unknown;
   readonly properties?: Readonly<Record<string, JsonSchema>>;
@@ -81,6 +82,7 @@ function accepts(node: JsonSchema): string {
   if (node.enum) return node.enum.map((value) => code(String(value))).join(', ');
   if (node.const !== undefined) return code(String(node.const));
   if (node.anyOf) return node.anyOf.map(accepts).join(' or ');
+  if (Array.isArray(node.type)) return (node.type as readonly string[]).map((type) => accepts({ ...node, type })).join(' or ');
   const object = objectBranch(node);
   if (object && collapses(object)) {
     const [first] = Object.values(object.properties ?? {});

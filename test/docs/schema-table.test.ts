@@ -26,6 +26,8 @@ describe('docs/schema-table: a settings table from a zod schema', () => {
     ['an integer with a lower bound', z.number().int().min(0), 'integer, at least 0'],
     ['a positive integer', z.number().int().positive(), 'integer, at least 1'],
     ['an enum', z.enum(['debug', 'info']), '`debug`, `info`'],
+    ['either of two plain types (zod writes them as one node)', z.union([z.string(), z.boolean()]), 'string or `true` or `false`'],
+    ['either of two types, one with bounds', z.union([z.literal('auto'), z.number().int().min(1).max(256)]), '`auto` or integer, 1 to 256'],
     ['a constant', z.literal('redis'), '`redis`'],
     ['a list of strings', z.array(z.string()), 'list of strings'],
     ['a list of integers with a minimum length', z.array(z.number().int()).min(2), 'list of integers, at least 2'],
