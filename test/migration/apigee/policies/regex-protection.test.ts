@@ -64,6 +64,17 @@ describe('migration/apigee/policies/regex-protection: RegularExpressionProtectio
     expect(itemsOf(report).notTranslated).toContainEqual(expect.stringMatching(item));
   });
 
+  it('accounts for an element without a <Pattern>: it tests nothing, here as in Apigee, and the report says so', () => {
+    const { result, report } = translate('<QueryParam name="q"/><Header name="X-A"><Pattern>a</Pattern></Header><JSONPayload><JSONPath><Expression>$.a</Expression></JSONPath></JSONPayload>');
+    expect(result.entries.map((entry) => entry.name)).toEqual(['orders.P.header-X-A']);
+    expect(itemsOf(report).translated).toEqual([
+      'RegularExpressionProtection RE: <QueryParam name="q"> -> nothing (no <Pattern>: Apigee tests nothing there either)',
+      'RegularExpressionProtection RE: <Header name="X-A"> -> regex-protection orders.P.header-X-A (1 pattern, case-sensitive)',
+      'RegularExpressionProtection RE: <JSONPath> -> nothing (no <Pattern>: Apigee tests nothing there either)',
+    ]);
+    expect(report.complete).toBe(true);
+  });
+
   it('says when nothing is left to test', () => {
     expect(itemsOf(translate('<FormParam name="a"><Pattern>x</Pattern></FormParam>').report).notTranslated).toContain('RegularExpressionProtection RE: nothing left to test');
   });
