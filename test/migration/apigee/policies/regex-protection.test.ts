@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { translateRegexProtection } from '../../../../src/migration/apigee/policies/regex-protection.js';
+import type { PolicyEntry } from '../../../../src/migration/apigee/policies/translation.js';
 import { itemsOf, loadError, translateWith } from '../../../helpers/apigee.js';
 
 const translate = (inner: string) => translateWith(translateRegexProtection, `<RegularExpressionProtection name="RE">${inner}</RegularExpressionProtection>`);
 const NOTHING = { path: false, query: false, json_body: 'none' };
 const pattern = (name: string, re2: string) => ({ name, pattern: re2, case_sensitive: true });
+const patternsOf = (entry: PolicyEntry | undefined) => (entry?.patterns ?? []) as Array<{ name: string; pattern: string; case_sensitive: boolean }>;
 
 describe('migration/apigee/policies/regex-protection: RegularExpressionProtection -> regex-protection', () => {
   it.each<[string, string, Record<string, unknown>, string]>([
@@ -20,7 +22,7 @@ describe('migration/apigee/policies/regex-protection: RegularExpressionProtectio
     const { result } = translate(inner);
     expect(result.entries).toHaveLength(1);
     expect(result.entries[0]).toMatchObject({ name: 'orders.P', kind: 'regex-protection', builtin: [], apply_to: applyTo });
-    expect((result.entries[0] as { patterns: Array<{ name: string }> }).patterns.map((each) => each.name)).toEqual([patternName]);
+    expect(patternsOf(result.entries[0]).map((each) => each.name)).toEqual([patternName]);
     expect(loadError(result.entries[0]!)).toBeUndefined();
   });
 
@@ -33,7 +35,7 @@ describe('migration/apigee/policies/regex-protection: RegularExpressionProtectio
 
   it('matches case-sensitively and anywhere, as Java does, keeping the Java meaning in RE2', () => {
     const { result, report } = translate('<URIPath><Pattern>abc$</Pattern></URIPath>');
-    const [only] = (result.entries[0] as { patterns: Array<{ pattern: string; case_sensitive: boolean }> }).patterns;
+    const [only] = patternsOf(result.entries[0]);
     expect(only?.case_sensitive).toBe(true);
     expect(only?.pattern).not.toBe('abc$'); // Java's $ also matches before a final line terminator
     expect(report.notTranslated).toEqual([]);
