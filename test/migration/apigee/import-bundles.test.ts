@@ -103,6 +103,17 @@ describe('migration/apigee/import-bundles: putting bundles together', () => {
     await expect(importApigee([`${FIXTURES}/oauth`, `${FIXTURES}`])).rejects.toBeInstanceOf(BundleError);
   });
 
+  it.each<[string, string]>([
+    ['the same name', 'orders'],
+    ['the same name in another letter case', 'Orders'],
+  ])('refuses two bundles of %s: one bundle\'s policies would silently replace the other\'s', async (_case, second) => {
+    const one = await proxyBundle('orders', { basePath: '/a', url: 'https://a.example', steps: ['V', 'SA'], policies: { V: VERIFY, SA: spikeArrest('SA', '1ps') } });
+    const two = await proxyBundle(second, { basePath: '/b', url: 'https://b.example', steps: ['V', 'SA'], policies: { V: VERIFY, SA: spikeArrest('SA', '100ps') } });
+    const refusal = await importApigee([one, two]).then(() => undefined, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(BundleError);
+    expect((refusal as Error).message).toBe(`${one} and ${two} are both the bundle "${second}": their policies and files would have the same names; import one of them`);
+  });
+
   it('writes policy names that load together: two Apigee names our rules spell alike stay two policies', async () => {
     const bundle = await proxyBundle('orders', { basePath: '/orders', url: 'https://orders.example', steps: ['V', 'SA Bulk', 'SA-Bulk'], policies: { V: VERIFY, a: spikeArrest('SA Bulk', '1ps'), b: spikeArrest('SA-Bulk', '2ps') } });
     const result = await importApigee([bundle]);
