@@ -33,7 +33,7 @@ commands:
 admin commands (they call a running gateway's admin API; each also takes [--config FILE] [--admin URL]):
   keys rotate [--drop-previous]      sign with a new key from now on (--drop-previous: refuse every token signed before)
   revoke --user NAME | --client ID   the kill switch: revoke every active grant of a user or of a client
-  grants [--user NAME] [--client ID] [--json]   list the active grants (logins)
+  grants [--user NAME] [--client ID] [--limit N] [--json]   list the active grants (logins), newest first
 `;
 
 /** Runs one command; resolves with an exit code, or with `running` for a server that keeps going. */

@@ -13,7 +13,7 @@ function markdownUnder(folder: string): string[] {
   });
 }
 
-const PAGES = ['README.md', ...markdownUnder('docs')];
+const PAGES = ['README.md', 'packages/client/README.md', ...markdownUnder('docs')];
 
 /** The text outside fenced code blocks and code spans: what GitHub renders as links and headings. */
 function prose(text: string): string {

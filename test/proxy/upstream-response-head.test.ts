@@ -7,7 +7,7 @@ import { outcomeOf, startRawUpstream, type ClientOutcome, type RawAnswer, type R
  * Upstream answers are untrusted input: whatever an upstream writes, the
  * client gets a well-formed answer (the upstream's, relayed, or a 502 in the
  * envelope), or a cut connection once the upstream's own answer has started,
- * and the gateway goes on serving. upstream-answers.property.test.ts drives
+ * and the gateway goes on serving. upstream-response-head.property.test.ts drives
  * random answers through a gateway process; these are the named cases.
  */
 

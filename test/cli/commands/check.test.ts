@@ -48,6 +48,19 @@ describe('token-gateway check', () => {
     expect(stdout + stderr).not.toContain('url-password');
   });
 
+  it('lists every problem in one run, not only the first: the key-encryption key, the Redis password, the admin token', async () => {
+    const file = await workspace(
+      'environment: uat\nstore: { redis: { url: redis://10.255.255.1:6379/0, password_env: TG_CHECK_UNSET_PASSWORD } }\n' +
+        'keys: { encryption_key_file: ./kek }\naccounts: ./accounts.yaml\nadmin: { token_file: ./admin-token }\n',
+    );
+    const { code, stderr } = await runCli(['check', '--config', file]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('keys.encryption_key_file: cannot read');
+    expect(stderr).toContain('TG_CHECK_UNSET_PASSWORD, which is not set in the environment');
+    expect(stderr).toContain('admin.token_file: cannot read');
+    expect(stderr.trim().split('\n')).toHaveLength(3);
+  });
+
   it('refuses an admin.token_file that serve would refuse: missing, then too short, without printing it', async () => {
     const file = await workspace('accounts: ./accounts.yaml\nadmin: { token_file: ./admin-token }\n');
     const missing = await runCli(['check', '--config', file]);
