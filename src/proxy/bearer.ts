@@ -38,6 +38,8 @@ export async function authenticateBearer(ctx: GatewayContext, req: IncomingMessa
     throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: error.detail, headers: INVALID_TOKEN_CHALLENGE });
   }
   const { revocations } = ctx.store;
+  // A starting instance whose list is not loaded yet cannot tell a revoked token from a good one.
+  if (!revocations.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'revocation list not loaded yet', headers: { 'Retry-After': '1' } });
   if (revocations.isRevoked('token', claims.jti) || revocations.isRevoked('grant', claims.sid)) {
     throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'token revoked', headers: INVALID_TOKEN_CHALLENGE });
   }

@@ -46,6 +46,8 @@ export const tokenEndpoint: Endpoint<TokenRequest> = {
     const body = await readOAuthJsonBody(ctx, exchange);
     const credentials = readClientCredentials(req, body);
     const params = grant.parameters(req, body);
+    // Every grant writes to the store: with Redis known out of reach, 503 now rather than after hashing secrets.
+    ctx.store.checkWritable();
     const client = await authenticateClient(ctx, exchange, credentials);
     return { client, grant, params };
   },
