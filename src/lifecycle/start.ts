@@ -89,7 +89,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const accounts = await loadAccounts(config, options.accounts);
   const state = await buildState(config, clock, logger);
   const releases = new Releases();
-  releases.add(() => state.store.close());
+  releases.add(() => state.store.close(), () => state.keeper.stop());
   const policies = await PolicyRuntime.start({ config, apps: accounts.registry.apps, store: state.store, clock, logger, watch: options.watchPolicies ?? true }).catch(
     (error: unknown) => releases.failStart(error),
   );
@@ -130,6 +130,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     policies.close();
     generations.close();
     await admin?.close();
+    // Leaves the heartbeats first: a rotation elsewhere must not wait for, or report, an instance that stopped.
+    await state.keeper.stop();
     await state.store.close();
   };
   return {
