@@ -5,8 +5,11 @@ import type { Logger } from '../log/logger.js';
 import type { KeyRingStorage, StoredKeyRing } from '../store/types.js';
 import { confirmations, Heartbeat, type InstanceConfirmation } from './acknowledgements.js';
 import type { KeyRing, RotationPlan } from './key-ring.js';
+import { openRing, rememberDropped, sealRing } from './ring-document.js';
 import type { KeySealer } from './sealing.js';
-import { exportSigningKey, importSigningKey, type PortableSigningKey, type SigningKey } from './signing-key.js';
+import type { SigningKey } from './signing-key.js';
+
+export { KeyRingSealError } from './ring-document.js';
 
 export interface KeeperOptions {
   ring: KeyRing;
@@ -57,20 +60,6 @@ export interface RotateNowOptions {
   readonly immediate?: boolean;
 }
 
-interface RingDocument {
-  keys: Array<Omit<PortableSigningKey, 'privateJwk'> & { privateJwk: string }>;
-  /**
-   * Kids a rotation now removed on purpose (a leaked key, an upcoming key
-   * that was replaced). Without them an instance that still held such a key
-   * would take it for one the store lost, and write it back. Absent in rings
-   * written before rotations now existed.
-   */
-  dropped?: string[];
-}
-
-/** Dropped kids remembered: rotations now are rare, and 100 kids are ~5 KB. */
-const MAX_DROPPED_KIDS = 100;
-
 const SYNC_ATTEMPTS = 3;
 const NOT_LOADED_RETRY_MS = 1_000;
 const MAX_SLEEP_MS = 60_000;
@@ -97,7 +86,7 @@ const RING_WAIT_STEP_MS = 100;
  */
 export class KeyRingKeeper {
   private version = 0;
-  /** Kids removed on purpose, as the stored ring last said (see RingDocument.dropped). */
+  /** Kids removed on purpose, as the stored ring last said (see ring-document.ts). */
   private dropped: readonly string[] = [];
   private busyUntil = 0;
   private syncing: Promise<void> | undefined;
@@ -267,7 +256,7 @@ export class KeyRingKeeper {
     const { ring } = this.options;
     for (let attempt = 0; attempt < SYNC_ATTEMPTS; attempt++) {
       const stored = await this.loadOrAwait();
-      const { keys: storedKeys, dropped: storedDropped } = stored ? await this.open(stored) : { keys: [], dropped: [] };
+      const { keys: storedKeys, dropped: storedDropped } = stored ? await openRing(stored, this.ring, this.options.sealer) : { keys: [], dropped: [] };
       // Kept from both sides: a store that came back empty has forgotten what a rotation now removed.
       const dropped = rememberDropped(storedDropped, this.dropped);
       // Keys this instance still needs but the store no longer has (it came back empty, or a racing writer dropped
@@ -309,7 +298,7 @@ export class KeyRingKeeper {
   /** Compare-and-set: saves `keys` as the version after `expectedVersion`, installs them locally if that won. */
   private async write(keys: readonly SigningKey[], expectedVersion: number, dropped = this.dropped): Promise<boolean> {
     const version = expectedVersion + 1;
-    const document = await this.seal(keys, dropped);
+    const document = await sealRing(keys, dropped, this.options.sealer);
     if (!(await this.options.storage.save({ version, document }, expectedVersion))) return false;
     this.install(keys, version, dropped);
     return true;
@@ -321,63 +310,5 @@ export class KeyRingKeeper {
     this.version = version;
     this.dropped = dropped;
     if (changed) void this.heartbeat.beat();
-  }
-
-  private async seal(keys: readonly SigningKey[], dropped: readonly string[]): Promise<string> {
-    const { sealer } = this.options;
-    const sorted = [...keys].sort((a, b) => a.signsFrom - b.signsFrom); // the ring's own order, so kid lists compare
-    const portable = await Promise.all(sorted.map(exportSigningKey));
-    const document: RingDocument = {
-      keys: portable.map((key) => ({ ...key, privateJwk: sealer.seal(key.kid, JSON.stringify(key.privateJwk)) })),
-      ...(dropped.length > 0 ? { dropped: [...dropped] } : {}),
-    };
-    return JSON.stringify(document);
-  }
-
-  /**
-   * The stored keys; the local ones when the stored ring holds exactly the
-   * local kids (no decryption on every resync). Kids, not the version, decide:
-   * after a store came back empty, two instances may each have written a
-   * different ring as version 1.
-   */
-  private async open(stored: StoredKeyRing): Promise<{ keys: readonly SigningKey[]; dropped: readonly string[] }> {
-    const document = JSON.parse(stored.document) as RingDocument;
-    return { keys: await this.openKeys(document), dropped: document.dropped ?? [] };
-  }
-
-  private async openKeys(document: RingDocument): Promise<readonly SigningKey[]> {
-    const { sealer } = this.options;
-    const local = this.ring.list();
-    const same = (key: RingDocument['keys'][number], i: number) => key.kid === local[i]?.kid && key.signsFrom === local[i]?.signsFrom;
-    if (local.length === document.keys.length && document.keys.every(same)) return local;
-    return Promise.all(
-      document.keys.map((key) => {
-        let privateJwk: PortableSigningKey['privateJwk'];
-        try {
-          privateJwk = JSON.parse(sealer.open(key.kid, key.privateJwk)) as PortableSigningKey['privateJwk'];
-        } catch {
-          throw new KeyRingSealError(key.kid);
-        }
-        // Rings written before keys carried it: the schedule published each key one interval before it signed.
-        return importSigningKey({ ...key, privateJwk, publishedAt: key.publishedAt ?? key.signsFrom - this.ring.rotationIntervalMs });
-      }),
-    );
-  }
-}
-
-/** `earlier` then `later` without repeats, the most recent MAX_DROPPED_KIDS only. */
-function rememberDropped(earlier: readonly string[], later: readonly string[]): readonly string[] {
-  const merged = [...new Set([...earlier, ...later])];
-  return merged.slice(-MAX_DROPPED_KIDS);
-}
-
-/** The stored ring was sealed under another key-encryption key (or environment): never overwrite it, say so. */
-export class KeyRingSealError extends Error {
-  constructor(readonly kid: string) {
-    super(
-      `cannot decrypt signing key ${kid} from the store: it was encrypted under another key-encryption key or environment ` +
-        '(every instance of an environment needs the same TOKEN_GATEWAY_KEY_ENCRYPTION_KEY)',
-    );
-    this.name = 'KeyRingSealError';
   }
 }
