@@ -11,10 +11,11 @@ import { createRedisClient, type RedisClient } from './connection.js';
 import { gatedRateLimiter } from './counters.js';
 import { defineKeyRingScripts, parseHeartbeat, RedisKeyRingStorage } from './key-ring-storage.js';
 import { keyspace, type Keyspace } from './keyspace.js';
-import { probeNodes, serverConnections, slotOwners } from './probe.js';
+import { probeNodes, slotOwners } from './probe.js';
 import { defineRefreshTokenScripts, RedisRefreshTokens } from './refresh-tokens.js';
 import { Restoration, type KeyspaceState } from './restoration.js';
 import { defineRevocationScripts, RedisRevocations, RESTORED_NOTICE } from './revocations.js';
+import { inspectServers, type EvictionCheck } from './servers.js';
 
 export interface RedisStoreOptions {
   config: RedisStoreConfig;
@@ -25,15 +26,6 @@ export interface RedisStoreOptions {
   password?: string;
   /** This instance in the instances' heartbeats; a new `host/pid/random` unless given. */
   instanceId?: string;
-}
-
-/** ZADD GT (a revocation is never shortened) arrived in Redis 6.2. */
-const MIN_REDIS_VERSION = '6.2.0';
-
-function compareVersions(a: string, b: string): number {
-  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
-  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
 }
 
 /** Repeated connection errors during one outage are logged at most this often. */
@@ -96,11 +88,12 @@ export class RedisStore implements Store {
   private closed = false;
   private subscribed = false;
   private unsupported: string | undefined;
-  private evictionChecked = false;
+  private readonly evictionCheck: EvictionCheck;
 
   constructor(private readonly options: RedisStoreOptions) {
     const { config, environment, clock } = options;
     this.instanceId = options.instanceId ?? newInstanceId();
+    this.evictionCheck = { done: false, logger: options.logger };
     this.keys = keyspace(environment);
     this.client = createRedisClient(config, options.password);
     defineRefreshTokenScripts(this.client);
@@ -267,7 +260,7 @@ export class RedisStore implements Store {
   private async reconcileNow(reason: string): Promise<void> {
     if (this.closed || this.client.status !== 'ready' || !this.availability.open) return;
     const { logger } = this.options;
-    const { runIds, problem } = await this.inspectServers();
+    const { runIds, problem } = await inspectServers(this.client, this.evictionCheck);
     if (problem) {
       this.unsupported = problem;
       logger.error({ problem }, 'redis cannot be used as the store');
@@ -324,29 +317,6 @@ export class RedisStore implements Store {
     return { listKept: listKeptSince !== undefined, listKeptSince, peersHoldingList, peersHoldingRing };
   }
 
-  /**
-   * The run ids of the Redis processes (every master of a cluster): a new
-   * one is a restart or a failover, empty or lagging. Also refuses a Redis
-   * too old for ZADD GT, and warns about an eviction policy that could
-   * silently drop revocations (no run id change would reveal that loss).
-   */
-  private async inspectServers(): Promise<{ runIds: ReadonlySet<string>; problem?: string }> {
-    const nodes = serverConnections(this.client);
-    const infos = await Promise.all(nodes.map((node) => node.info('server')));
-    const runIds = new Set(infos.map((info) => /run_id:(\w+)/.exec(info)?.[1] ?? ''));
-    const versions = infos.map((info) => /redis_version:([\d.]+)/.exec(info)?.[1] ?? '0');
-    const tooOld = versions.find((version) => compareVersions(version, MIN_REDIS_VERSION) < 0);
-    if (tooOld) return { runIds, problem: `redis ${tooOld} is older than ${MIN_REDIS_VERSION}, which the store needs (ZADD GT)` };
-    if (!this.evictionChecked) {
-      this.evictionChecked = true;
-      const policies = await Promise.all(nodes.map((node) => node.config('GET', 'maxmemory-policy').catch(() => [])));
-      const evicting = policies.map((reply) => String((reply as string[])[1] ?? 'unknown')).find((policy) => policy !== 'noeviction' && policy !== 'unknown');
-      if (evicting) {
-        this.options.logger.warn({ maxmemoryPolicy: evicting }, 'redis may evict keys: revocations could be lost without notice; use maxmemory-policy noeviction');
-      }
-    }
-    return { runIds };
-  }
 }
 
 function unavailable(detail: string, cause?: unknown): GatewayError {
