@@ -76,6 +76,8 @@ describe('POST /admin/v1/keys/rotate', () => {
     expect(third.body).toMatchObject({ kid: second.body.kid, signsFrom: second.body.signsFrom, nextKid: second.body.nextKid, changed: false });
     expect(third.body.note).toContain('nothing changed');
     expect(kidOf(await issueTokens(tg.url))).toBe(first.body.kid);
+    // Counted and logged as rotations: the two that changed the ring.
+    expect(tg.logs.filter((line) => line.msg === 'signing key rotated')).toHaveLength(2);
   });
 
   it('never loses a key it announced: of several rotations at once, each that answered has its key published afterwards', async () => {
