@@ -165,7 +165,9 @@ describe('three instances on one redis, keys rotated again and again under traff
     for (const kid of used) {
       const seenEverywhere = Math.max(...firstSeen.map((seen) => seen.get(kid) ?? Infinity));
       const lead = firstUse.get(kid)! - seenEverywhere;
-      expect(lead, `kid ${kid}`).toBeGreaterThanOrEqual(kid === emergencyKid ? -(JWKS_POLL_MS + 100) : MAX_AGE_MS - (JWKS_POLL_MS + 100));
+      // The polls see a key late by up to a poll and a request (longer on a loaded machine); the emergency key is in
+      // every JWKS only milliseconds before it signs, so for it the poll can only show it was not seen much later.
+      expect(lead, `kid ${kid}`).toBeGreaterThanOrEqual(kid === emergencyKid ? -(JWKS_POLL_MS + 500) : MAX_AGE_MS - (JWKS_POLL_MS + 250));
     }
     // Each answer came once all three had installed its ring.
     for (const { body } of answers) expect(body.confirmed).toHaveLength(3);

@@ -59,10 +59,11 @@ describe('a stalled redis (no connection lost, no answer)', () => {
       expect(first.ms).toBeLessThan(600);
       const next = await timed(() => store.revocations.add({ kind: 'token', id: 'j', expiresAt: later() }));
       expect(next.outcome).toBe('SERVICE_UNAVAILABLE');
-      expect(next.ms).toBeLessThan(50);
+      // At once: well under the 300 ms the first one waited (the bound leaves room for a loaded machine).
+      expect(next.ms).toBeLessThan(150);
       const counted = await timed(() => store.createRateLimiter({ name: 'stall', points: 5, durationSeconds: 60 }).consume('c'));
       expect(counted.outcome).toBe('ok');
-      expect(counted.ms).toBeLessThan(50);
+      expect(counted.ms).toBeLessThan(150);
       expect(store.health()).toMatchObject({ ready: false, reason: expect.stringContaining('out of reach') });
       expect(store.revocations.isRevoked('token', 'j')).toBe(true);
       await stalled;
