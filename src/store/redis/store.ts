@@ -316,7 +316,6 @@ export class RedisStore implements Store {
     }
     return { listKept: listKeptSince !== undefined, listKeptSince, peersHoldingList, peersHoldingRing };
   }
-
 }
 
 function unavailable(detail: string, cause?: unknown): GatewayError {
