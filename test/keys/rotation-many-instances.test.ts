@@ -18,7 +18,7 @@ import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
  * cache lifetime earlier unless it was the emergency's.
  */
 
-const ROTATION_INTERVAL_MS = 6_000;
+const ROTATION_INTERVAL_MS = 4_000;
 const MAX_AGE_MS = jwksMaxAgeSeconds(ROTATION_INTERVAL_MS) * 1000;
 /** How often each instance's JWKS is read: first sightings are late by at most this and a request. */
 const JWKS_POLL_MS = 25;
@@ -123,22 +123,22 @@ describe('three instances on one redis, keys rotated again and again under traff
       return { status, body };
     };
     try {
-      await sleep(1_000);
+      await sleep(700);
       await rotate(0);
-      await sleep(1_500);
+      await sleep(1_000);
       await rotate(1);
-      await sleep(1_500);
+      await sleep(1_000);
       await rotate(2);
-      // Long enough for the key published by the last rotation to be in every cached JWKS: drop_previous may promote it now.
-      await sleep(4_500);
+      // Longer than the lead (2.4 s) after the key the last rotation published: drop_previous may promote it now.
+      await sleep(3_000);
       const drop = await rotate(0, { drop_previous: true });
       droppedKids = new Set(drop.body.dropped as string[]);
       dropAnsweredAt = Date.now();
-      await sleep(1_500);
+      await sleep(1_000);
       await rotate(1, { immediate: true });
-      await sleep(1_500);
+      await sleep(1_000);
       await rotate(2);
-      await sleep(1_500);
+      await sleep(1_000);
     } finally {
       on = false;
       await Promise.all([...pollers, ...issuers, ...callers]);

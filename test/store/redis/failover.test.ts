@@ -131,9 +131,11 @@ describe('redis sentinel failing over to the replica', () => {
     const store = new Store({ config, environment, clock, logger });
     store.connect();
     try {
+      // The replica's first sync (a fork and a transfer) can take seconds on a loaded machine.
+      await eventually(async () => (await rawCommand(replica.port, 'INFO replication')).includes('master_link_status:up'), 15_000);
       await untilReady(store);
       await store.revocations.add({ kind: 'token', id: 'kept-across', expiresAt: later() });
-      await eventually(async () => (await rawCommand(replica.port, `ZCARD tg:${environment}:{revocations}`)) === ':1\r\n');
+      await eventually(async () => (await rawCommand(replica.port, `ZCARD tg:${environment}:{revocations}`)) === ':1\r\n', 10_000);
       await master.kill();
       const started = performance.now();
       await expect(store.revocations.add({ kind: 'token', id: 'during', expiresAt: later() })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
