@@ -51,24 +51,25 @@ export async function startRedis({ cores } = {}) {
   return { url: `redis://127.0.0.1:${port}/0`, stop: () => child.kill('SIGKILL') };
 }
 
-/** `token-gateway serve` as a child process; resolves with its URL once it listens. */
+/** `token-gateway serve` as a child process; resolves with its URL (and its admin listener's, if any) once it is ready. */
 export async function startGateway(configFile, env = {}) {
   const child = spawn(process.execPath, ['dist/cli/main.js', 'serve', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });
-  const url = await new Promise((resolve, reject) => {
+  const { url, adminUrl } = await new Promise((resolve, reject) => {
     let buffered = '';
     child.stdout.on('data', (chunk) => {
       buffered += chunk.toString();
-      const match = /"msg":"token-gateway listening"/.test(buffered) && /"url":"(http:\/\/[^"]+)"/.exec(buffered);
-      if (match) resolve(match[1]);
+      const line = buffered.split('\n').find((candidate) => candidate.includes('"msg":"token-gateway listening"'));
+      const match = line && /"url":"(http:\/\/[^"]+)"/.exec(line);
+      if (match) resolve({ url: match[1], adminUrl: /"adminUrl":"(http:\/\/[^"]+)"/.exec(line)?.[1] });
     });
     child.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
   });
   child.stdout.resume();
   await until(async () => (await fetch(`${url}/readyz`)).status === 200, `${url} ready`);
-  return { url, stop: () => child.kill('SIGTERM') };
+  return { url, adminUrl, stop: () => child.kill('SIGTERM') };
 }
 
 export function percentile(sorted, p) {

@@ -4,10 +4,11 @@ import { memory } from './memory.mjs';
 import { policyMetrics } from './policy-metrics.mjs';
 import { protectedCall } from './protected-call.mjs';
 import { revocationPropagation } from './revocation-propagation.mjs';
+import { rotationUnderLoad } from './rotation-under-load.mjs';
 import { tokenEndpoint } from './token-endpoint.mjs';
 import { workers } from './workers.mjs';
 
-for (const benchmark of [revocationPropagation, protectedCall, policyMetrics, tokenEndpoint, memory, leak, workers]) {
+for (const benchmark of [revocationPropagation, rotationUnderLoad, protectedCall, policyMetrics, tokenEndpoint, memory, leak, workers]) {
   const { markdown, file } = await benchmark();
   process.stdout.write(`${markdown}\nwritten to ${file}\n`);
 }

@@ -29,7 +29,7 @@ export const DEFAULT_REASONS = Object.freeze({
   workers: reasoned(1, 'One process works with every store; more than one needs the shared store (store: redis).'),
   store: reasoned('memory', 'One process, no dependencies; `redis://...` when several instances must act as one.'),
   redis: {
-    command_timeout: reasoned('1s', 'Every Redis command gives up after this: a slow Redis answers 503 instead of piling up work.'),
+    command_timeout: reasoned('1s', 'Every store call gives up after this, whatever the Redis client retries: a slow or lost Redis answers 503 instead of piling up work.'),
     connect_timeout: reasoned('2s', 'A connection attempt that takes longer is abandoned and retried with back-off.'),
     resync_interval: reasoned('30s', 'Full reload of the revocation list and key ring, closing any gap pub/sub left (missed messages, partitions).'),
     max_pending: reasoned(1000, 'Store commands in flight per instance before new ones are refused with 503 rather than queued.'),
@@ -43,7 +43,7 @@ export const DEFAULT_REASONS = Object.freeze({
   },
   keys: {
     algorithm: reasoned('ES256', 'ES256: ~10,000 signatures/s against ~1,300 for RS256 on our machines, with a 64-byte signature.'),
-    rotation_interval: reasoned('24h', 'Daily rotation bounds the exposure of one key; each key is published a full interval before it signs.'),
+    rotation_interval: reasoned('24h', 'Daily rotation bounds the exposure of one key; each key is published a full interval before the schedule lets it sign.'),
   },
   limits: {
     body_size: reasoned('1mb', 'Proxied bodies: generous for JSON APIs, small enough that a flood cannot exhaust memory upstream.'),

@@ -39,7 +39,7 @@ const redisOptions = z
         "Environment variable holding the Redis password; wins over a password in the URL (with sentinels: the master's; a sentinel URL's is the sentinels').",
       ),
     // Upper bounds: a request waits for at most one command timeout, so a long one would be a hang by another name.
-    command_timeout: duration(DEFAULTS.redis.command_timeout, { min: 10, max: 30_000 }).describe('Every Redis command gives up after this.'),
+    command_timeout: duration(DEFAULTS.redis.command_timeout, { min: 10, max: 30_000 }).describe('Every store call gives up after this (one deadline, whatever the Redis client retries); writes then answer 503 at once until Redis answers again.'),
     connect_timeout: duration(DEFAULTS.redis.connect_timeout, { min: 10, max: 60_000 }).describe('Time one connection attempt may take.'),
     resync_interval: duration(DEFAULTS.redis.resync_interval, { min: 100, max: 3_600_000 }).describe(
       'Interval of the full reload of revocations and key ring (pub/sub does the rest).',

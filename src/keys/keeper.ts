@@ -1,10 +1,15 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../log/logger.js';
 import type { KeyRingStorage, StoredKeyRing } from '../store/types.js';
-import type { KeyRing } from './key-ring.js';
+import { confirmations, Heartbeat, type InstanceConfirmation } from './acknowledgements.js';
+import type { KeyRing, RotationPlan } from './key-ring.js';
+import { openRing, rememberDropped, sealRing } from './ring-document.js';
 import type { KeySealer } from './sealing.js';
-import { exportSigningKey, importSigningKey, type PortableSigningKey, type SigningKey } from './signing-key.js';
+import type { SigningKey } from './signing-key.js';
+
+export { KeyRingSealError } from './ring-document.js';
 
 export interface KeeperOptions {
   ring: KeyRing;
@@ -18,45 +23,51 @@ export interface KeeperOptions {
   busyRetryMs?: number;
   /** How long a rotation now waits for the lock held by another instance before it gives up (default 5 s). */
   lockWaitMs?: number;
+  /** How long a rotation now waits for every live instance to acknowledge the new ring (default 5 s). */
+  ackWaitMs?: number;
 }
 
 /** What a rotation now did, for the admin API's answer. */
 export interface ManualRotation {
-  /** The new key, signing from `signsFrom` (now). */
+  /** The key that takes over, signing from `signsFrom`: now, or once it has been published long enough. */
   readonly kid: string;
   readonly signsFrom: number;
-  /** The next key, published now, signing one rotation interval later. */
+  /** The key that was signing, and goes on signing until `signsFrom`. */
+  readonly previousKid: string;
+  /** The key after it, published now at the latest, signing one rotation interval later. */
   readonly nextKid: string;
+  readonly nextSignsFrom: number;
   /** Every published kid afterwards, oldest first. */
   readonly published: readonly string[];
-  /** Kids no longer published: those that had not signed yet and, with dropPrevious, every earlier one. */
+  /** Kids no longer published: keys that never signed and were replaced, and with dropPrevious every key that signed. */
   readonly dropped: readonly string[];
+  /** A brand-new key signing at once (the emergency), rather than the published next one. */
+  readonly immediate: boolean;
+  /** False when a rotation already asked for had set all this (nothing written). */
+  readonly changed: boolean;
+  /** Which instances have installed the new ring. */
+  readonly instances: InstanceConfirmation;
 }
 
 export interface RotateNowOptions {
-  /** Unpublish every earlier key at once (a leaked key): every token they signed stops verifying. */
+  /** Unpublish every key that signed before (a leaked key): every token they signed stops verifying. */
   readonly dropPrevious: boolean;
-}
-
-interface RingDocument {
-  keys: Array<Omit<PortableSigningKey, 'privateJwk'> & { privateJwk: string }>;
   /**
-   * Kids a rotation now removed on purpose (a leaked key, an upcoming key
-   * that was replaced). Without them an instance that still held such a key
-   * would take it for one the store lost, and write it back. Absent in rings
-   * written before rotations now existed.
+   * Sign with a brand-new key at once, instead of the published next key
+   * once it may (an emergency): resource servers holding a cached JWKS
+   * refuse the new tokens until they fetch it again.
    */
-  dropped?: string[];
+  readonly immediate?: boolean;
 }
-
-/** Dropped kids remembered: rotations now are rare, and 100 kids are ~5 KB. */
-const MAX_DROPPED_KIDS = 100;
 
 const SYNC_ATTEMPTS = 3;
 const NOT_LOADED_RETRY_MS = 1_000;
 const MAX_SLEEP_MS = 60_000;
 /** A rotation now asks for the lock this often while another instance holds it. */
 const LOCK_STEP_MS = 100;
+const ACK_WAIT_MS = 5_000;
+/** While waiting for another instance to write the ring, the store is asked again this often. */
+const RING_WAIT_STEP_MS = 100;
 
 /**
  * Keeps the local key ring and the stored one the same. Every instance reads
@@ -67,19 +78,43 @@ const LOCK_STEP_MS = 100;
  * A store that lost the ring (Redis restarted without persistence) gets the
  * local keys written back, merged with whatever is there, so that every
  * access token already issued still verifies.
+ *
+ * Every instance acknowledges each ring it installs in its heartbeat; a
+ * rotation now answers only once every live instance has (or says which
+ * has not), so that a dropped key is neither signed with nor accepted
+ * anywhere once the answer is out.
  */
 export class KeyRingKeeper {
   private version = 0;
-  /** Kids removed on purpose, as the stored ring last said (see RingDocument.dropped). */
+  /** Kids removed on purpose, as the stored ring last said (see ring-document.ts). */
   private dropped: readonly string[] = [];
   private busyUntil = 0;
   private syncing: Promise<void> | undefined;
   private syncAgain = false;
+  private waitingNoted = false;
+  private readonly heartbeat: Heartbeat;
 
   constructor(private readonly options: KeeperOptions) {
-    options.storage.onChange(() => {
-      this.sync().catch((error: unknown) => options.logger.warn({ err: error }, 'could not load the changed key ring; the periodic resync will retry'));
+    const behind = (reason: string) => () => {
+      this.sync().catch((error: unknown) => options.logger.warn({ err: error, reason }, 'could not load the changed key ring; the heartbeat will retry'));
+    };
+    options.storage.onChange(behind('change notice'));
+    this.heartbeat = new Heartbeat({
+      storage: options.storage,
+      logger: options.logger,
+      installedVersion: () => (this.ring.loaded ? this.version : 0),
+      onBehind: behind('heartbeat'),
     });
+  }
+
+  /** Starts the heartbeat (a running gateway; tests that drive a keeper by hand need not). */
+  start(): void {
+    this.heartbeat.start();
+  }
+
+  /** Stops the heartbeat and tells the other instances this one has left. */
+  stop(): Promise<void> {
+    return this.heartbeat.stop();
   }
 
   get ring(): KeyRing {
@@ -142,10 +177,14 @@ export class KeyRingKeeper {
   }
 
   /**
-   * Rotates at once, as the admin API asks: under the same lock and with the
+   * Rotates now, as the admin API asks: under the same lock and with the
    * same compare-and-set as `maintain`, so it cannot race a scheduled
-   * rotation on any instance; the others install the new ring when the
-   * store's change notice reaches them.
+   * rotation on any instance. The published next key takes over as soon as
+   * it may (KeyRing.promotion); with `immediate`, a brand-new key is
+   * published and acknowledged by every live instance first, then signs at
+   * once (KeyRing.emergencyPublication, emergencyTakeover). The answer
+   * comes once every live instance has acknowledged the new ring, or the
+   * wait is over, and says which instances did not.
    */
   async rotateNow(options: RotateNowOptions): Promise<ManualRotation> {
     const { ring } = this.options;
@@ -153,19 +192,49 @@ export class KeyRingKeeper {
     const release = await this.waitForLock();
     try {
       await this.syncOnce(); // the latest stored ring: rotate what every instance has, not a stale local copy
-      // The version these keys are computed from, read before any await: this.version moves if another write lands meanwhile.
-      const basedOn = this.version;
       const before = ring.list().map((key) => key.kid);
-      const keys = await ring.rotatedKeys(options.dropPrevious);
-      const removed = before.filter((kid) => !keys.some((key) => key.kid === kid));
-      if (!(await this.write(keys, basedOn, rememberDropped(this.dropped, removed)))) {
-        await this.syncOnce();
-        throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'the stored key ring changed under the rotation lock; try again' });
+      let plan: RotationPlan;
+      if (options.immediate) {
+        const { keys, fresh } = await ring.emergencyPublication();
+        await this.writeUnderLock(keys, this.dropped);
+        // Every live instance holds the new key before any signs with it.
+        await this.confirmInstalled();
+        plan = await ring.emergencyTakeover(fresh.kid, options.dropPrevious);
+      } else {
+        plan = await ring.promotion(options.dropPrevious);
       }
-      const [signing, next] = keys.slice(-2);
-      return { kid: signing!.kid, signsFrom: signing!.signsFrom, nextKid: next!.kid, published: ring.list().map((key) => key.kid), dropped: removed };
+      const removed = before.filter((kid) => !plan.keys.some((key) => key.kid === kid));
+      if (plan.changed) await this.writeUnderLock(plan.keys, rememberDropped(this.dropped, removed));
+      const instances = await this.confirmInstalled();
+      return {
+        kid: plan.successor.kid,
+        signsFrom: plan.successor.signsFrom,
+        previousKid: plan.current.kid,
+        nextKid: plan.next.kid,
+        nextSignsFrom: plan.next.signsFrom,
+        published: ring.list().map((key) => key.kid),
+        dropped: removed,
+        immediate: options.immediate === true,
+        changed: plan.changed,
+        instances,
+      };
     } finally {
       await release().catch(() => undefined);
+    }
+  }
+
+  /** This instance's acknowledgement, then every live instance's, for the ring installed now. */
+  private async confirmInstalled(): Promise<InstanceConfirmation> {
+    await this.heartbeat.beat();
+    return confirmations(this.options.storage, this.version, this.options.ackWaitMs ?? ACK_WAIT_MS);
+  }
+
+  /** Compare-and-set against the ring just synced (read before any await: this.version moves if another write lands). */
+  private async writeUnderLock(keys: readonly SigningKey[], dropped: readonly string[]): Promise<void> {
+    const basedOn = this.version;
+    if (!(await this.write(keys, basedOn, dropped))) {
+      await this.syncOnce();
+      throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'the stored key ring changed under the rotation lock; try again' });
     }
   }
 
@@ -184,10 +253,10 @@ export class KeyRingKeeper {
   }
 
   private async syncOnce(): Promise<void> {
-    const { ring, storage } = this.options;
+    const { ring } = this.options;
     for (let attempt = 0; attempt < SYNC_ATTEMPTS; attempt++) {
-      const stored = await storage.load();
-      const { keys: storedKeys, dropped: storedDropped } = stored ? await this.open(stored) : { keys: [], dropped: [] };
+      const stored = await this.loadOrAwait();
+      const { keys: storedKeys, dropped: storedDropped } = stored ? await openRing(stored, this.ring, this.options.sealer) : { keys: [], dropped: [] };
       // Kept from both sides: a store that came back empty has forgotten what a rotation now removed.
       const dropped = rememberDropped(storedDropped, this.dropped);
       // Keys this instance still needs but the store no longer has (it came back empty, or a racing writer dropped
@@ -195,9 +264,7 @@ export class KeyRingKeeper {
       const storedKids = new Set(storedKeys.map((key) => key.kid));
       const missing = ring.loaded ? ring.plan().kept.filter((key) => !storedKids.has(key.kid) && !dropped.includes(key.kid)) : [];
       if (stored && missing.length === 0) {
-        ring.replaceKeys(storedKeys);
-        this.version = stored.version;
-        this.dropped = dropped;
+        this.install(storedKeys, stored.version, dropped);
         return;
       }
       const keys = stored || ring.loaded ? [...storedKeys, ...missing] : await ring.initialKeys();
@@ -210,70 +277,40 @@ export class KeyRingKeeper {
     throw new Error(`the stored key ring kept changing during ${SYNC_ATTEMPTS} attempts to sync it`);
   }
 
+  /**
+   * The stored ring. While there is none and this instance has none either,
+   * it creates one only when the store says it may: otherwise the
+   * environment had a ring that the store lost (or another instance is
+   * creating it this moment), which a running instance writes back within a
+   * heartbeat; a fresh ring would take over from keys resource servers
+   * already hold. The store bounds the wait (mayCreateRing turns true).
+   */
+  private async loadOrAwait(): Promise<StoredKeyRing | undefined> {
+    const { ring, storage, logger } = this.options;
+    for (;;) {
+      const stored = await storage.load();
+      if (stored || ring.loaded || (await storage.mayCreateRing())) return stored;
+      if (!this.waitingNoted) logger.info('the store has no key ring yet another instance should have one: waiting for it to be written');
+      this.waitingNoted = true;
+      // Real time: the wait is for another instance to write over Redis, which the injected clock does not drive.
+      await sleep(RING_WAIT_STEP_MS);
+    }
+  }
+
   /** Compare-and-set: saves `keys` as the version after `expectedVersion`, installs them locally if that won. */
   private async write(keys: readonly SigningKey[], expectedVersion: number, dropped = this.dropped): Promise<boolean> {
     const version = expectedVersion + 1;
-    const document = await this.seal(keys, dropped);
+    const document = await sealRing(keys, dropped, this.options.sealer);
     if (!(await this.options.storage.save({ version, document }, expectedVersion))) return false;
-    this.ring.replaceKeys(keys);
-    this.version = version;
-    this.dropped = dropped;
+    this.install(keys, version, dropped);
     return true;
   }
 
-  private async seal(keys: readonly SigningKey[], dropped: readonly string[]): Promise<string> {
-    const { sealer } = this.options;
-    const sorted = [...keys].sort((a, b) => a.signsFrom - b.signsFrom); // the ring's own order, so kid lists compare
-    const portable = await Promise.all(sorted.map(exportSigningKey));
-    const document: RingDocument = {
-      keys: portable.map((key) => ({ ...key, privateJwk: sealer.seal(key.kid, JSON.stringify(key.privateJwk)) })),
-      ...(dropped.length > 0 ? { dropped: [...dropped] } : {}),
-    };
-    return JSON.stringify(document);
-  }
-
-  /**
-   * The stored keys; the local ones when the stored ring holds exactly the
-   * local kids (no decryption on every resync). Kids, not the version, decide:
-   * after a store came back empty, two instances may each have written a
-   * different ring as version 1.
-   */
-  private async open(stored: StoredKeyRing): Promise<{ keys: readonly SigningKey[]; dropped: readonly string[] }> {
-    const document = JSON.parse(stored.document) as RingDocument;
-    return { keys: await this.openKeys(document), dropped: document.dropped ?? [] };
-  }
-
-  private async openKeys(document: RingDocument): Promise<readonly SigningKey[]> {
-    const { sealer } = this.options;
-    const local = this.ring.list();
-    if (local.length === document.keys.length && document.keys.every((key, i) => key.kid === local[i]?.kid)) return local;
-    return Promise.all(
-      document.keys.map((key) => {
-        let privateJwk: PortableSigningKey['privateJwk'];
-        try {
-          privateJwk = JSON.parse(sealer.open(key.kid, key.privateJwk)) as PortableSigningKey['privateJwk'];
-        } catch {
-          throw new KeyRingSealError(key.kid);
-        }
-        return importSigningKey({ ...key, privateJwk });
-      }),
-    );
-  }
-}
-
-/** `earlier` then `later` without repeats, the most recent MAX_DROPPED_KIDS only. */
-function rememberDropped(earlier: readonly string[], later: readonly string[]): readonly string[] {
-  const merged = [...new Set([...earlier, ...later])];
-  return merged.slice(-MAX_DROPPED_KIDS);
-}
-
-/** The stored ring was sealed under another key-encryption key (or environment): never overwrite it, say so. */
-export class KeyRingSealError extends Error {
-  constructor(readonly kid: string) {
-    super(
-      `cannot decrypt signing key ${kid} from the store: it was encrypted under another key-encryption key or environment ` +
-        '(every instance of an environment needs the same TOKEN_GATEWAY_KEY_ENCRYPTION_KEY)',
-    );
-    this.name = 'KeyRingSealError';
+  /** Installs a ring version locally and acknowledges it at once (a rotation elsewhere may be waiting for that). */
+  private install(keys: readonly SigningKey[], version: number, dropped: readonly string[]): void {
+    const changed = this.ring.replaceKeys(keys) || version !== this.version;
+    this.version = version;
+    this.dropped = dropped;
+    if (changed) void this.heartbeat.beat();
   }
 }

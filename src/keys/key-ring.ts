@@ -1,7 +1,8 @@
 import type { JWK, JWSHeaderParameters } from 'jose';
 import type { Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { generateSigningKey, type SigningAlgorithm, type SigningKey } from './signing-key.js';
+import { earliestSigningTime } from './publication.js';
+import { generateSigningKey, retimed, type SigningAlgorithm, type SigningKey } from './signing-key.js';
 
 export interface KeyRingOptions {
   /** The algorithm of keys generated from now on (published keys keep theirs). */
@@ -31,11 +32,43 @@ export interface RingPlan {
   readonly changes: boolean;
 }
 
+/** What a rotation now would install, and what it means for the answer. */
+export interface RotationPlan {
+  /** The whole key list to install. */
+  readonly keys: SigningKey[];
+  /** The key that takes over, from its `signsFrom` (now, or once it may: see keys/publication.ts). */
+  readonly successor: SigningKey;
+  /** The key signing now, which goes on signing until the successor starts. */
+  readonly current: SigningKey;
+  /** The key after the successor, published now at the latest. */
+  readonly next: SigningKey;
+  /** False when the ring already said all this (a repeated rotation before the successor took over). */
+  readonly changed: boolean;
+}
+
+/**
+ * Dropping the keys that signed before needs a successor that may sign at
+ * once; the next key was published too recently for that.
+ */
+export class SuccessorNotPublishedLongEnough extends Error {
+  constructor(
+    readonly kid: string,
+    readonly publishedAt: number,
+    readonly maySignFrom: number,
+  ) {
+    super(`the next key ${kid} was published at ${new Date(publishedAt).toISOString()} and may sign only from ${new Date(maySignFrom).toISOString()}`);
+    this.name = 'SuccessorNotPublishedLongEnough';
+  }
+}
+
 /**
  * The ordered set of keys: the one with the latest `signsFrom` not in the
  * future signs; a key with a future `signsFrom` is already published (so
  * verifiers that cache the JWKS know it before it signs anything); a
  * superseded key stays published until every token it signed has expired.
+ * No key signs before it has been published for the JWKS cache lifetime and
+ * a margin (`keys/publication.ts`), except the first key of a new ring,
+ * which no cache can have missed.
  *
  * Which key signs is a function of the key list and the clock, so every
  * instance sharing the list switches at the same moment without talking to
@@ -55,10 +88,12 @@ export class KeyRing {
   /** The first two keys of a new ring: one signing from now, the next one interval later. */
   async initialKeys(): Promise<SigningKey[]> {
     const now = this.options.clock.now();
-    return Promise.all([
-      generateSigningKey(this.options.algorithm, now),
-      generateSigningKey(this.options.algorithm, now + this.options.rotationIntervalMs),
-    ]);
+    return Promise.all([this.generate(now, now), this.generate(now + this.options.rotationIntervalMs, now)]);
+  }
+
+  /** The interval each key signs for. */
+  get rotationIntervalMs(): number {
+    return this.options.rotationIntervalMs;
   }
 
   /** The algorithm new keys are generated with. */
@@ -141,38 +176,73 @@ export class KeyRing {
   async maintainedKeys(): Promise<SigningKey[] | undefined> {
     const plan = this.plan();
     if (!plan.changes) return undefined;
-    const upcoming = plan.upcomingSignsFrom === undefined ? [] : [await generateSigningKey(this.options.algorithm, plan.upcomingSignsFrom)];
+    const upcoming = plan.upcomingSignsFrom === undefined ? [] : [await this.generate(plan.upcomingSignsFrom)];
     return [...plan.kept, ...upcoming];
   }
 
   /**
-   * The key list of a rotation now (the admin API): a new key that signs from
-   * now, and the next one published a whole interval before it takes over,
-   * as the schedule would have it, so the schedule simply carries on from
-   * here. Keys that have not signed yet go (they signed nothing, so nothing
-   * breaks), the old upcoming key included: otherwise it would take over from
-   * the new key at its own, earlier, time. Keys that have signed stay
-   * published until their tokens have expired, or, with `dropPrevious` (a
-   * leaked key), go at once, and every token they signed stops verifying.
+   * A rotation now (the admin API): the next key, already published, takes
+   * over as soon as it may (now, if it was published long enough ago;
+   * otherwise the current key signs until then), and the key after it is
+   * published at once, an interval later, so the schedule carries on from
+   * there. Keys that have signed stay published until their tokens have
+   * expired or, with `dropPrevious` (a leaked key), go at once: that needs a
+   * successor that may sign now, or it throws SuccessorNotPublishedLongEnough.
+   * Repeating it before the successor takes over changes nothing.
    */
-  async rotatedKeys(dropPrevious: boolean): Promise<SigningKey[]> {
+  async promotion(dropPrevious: boolean): Promise<RotationPlan> {
     const now = this.options.clock.now();
-    const signed = dropPrevious ? [] : this.plan(now).kept.filter((key) => key.signsFrom <= now);
+    const { kept, current, waiting } = this.phases(now);
+    const candidate = waiting[0] ?? (await this.generate(now + this.options.rotationIntervalMs));
     // Strictly after the current signer: two keys starting at the same instant would leave the order to chance.
-    const signsFrom = Math.max(now, ...signed.map((key) => key.signsFrom + 1));
-    return [
-      ...signed,
-      ...(await Promise.all([
-        generateSigningKey(this.options.algorithm, signsFrom),
-        generateSigningKey(this.options.algorithm, signsFrom + this.options.rotationIntervalMs),
-      ])),
-    ];
+    const earliest = Math.max(now, earliestSigningTime(candidate.publishedAt, this.options.rotationIntervalMs), current.signsFrom + 1);
+    if (dropPrevious && earliest > now) throw new SuccessorNotPublishedLongEnough(candidate.kid, candidate.publishedAt, earliest);
+    // Never later than it was due anyway.
+    const successor = retimed(candidate, Math.min(candidate.signsFrom, earliest));
+    const after = waiting[1];
+    const next = after ? retimed(after, successor.signsFrom + this.options.rotationIntervalMs) : await this.generate(successor.signsFrom + this.options.rotationIntervalMs);
+    const signed = dropPrevious ? [] : kept.filter((key) => key.signsFrom <= now);
+    // Other keys that never signed go: they signed nothing.
+    const keys = [...signed, successor, next];
+    return { keys, successor, current, next, changed: !sameKeys(keys, this.keys) };
+  }
+
+  /**
+   * The first step of an emergency rotation: a brand-new key, published
+   * now as the key after the next one, so that every instance holds it
+   * before any signs with it. Harmless if the second step never comes: the
+   * schedule simply reaches it in its turn.
+   */
+  async emergencyPublication(): Promise<{ keys: SigningKey[]; fresh: SigningKey }> {
+    const now = this.options.clock.now();
+    const { kept, current, waiting } = this.phases(now);
+    const last = waiting.at(-1) ?? current;
+    const fresh = await this.generate(Math.max(last.signsFrom, now) + this.options.rotationIntervalMs);
+    return { keys: [...kept, fresh], fresh };
+  }
+
+  /**
+   * The second step: the brand-new key signs from now, before resource
+   * servers' cached JWKS can hold it (the emergency's stated price); every
+   * other key that never signed goes, a new next key is published an
+   * interval ahead, and with `dropPrevious` every key that signed goes too.
+   */
+  async emergencyTakeover(freshKid: string, dropPrevious: boolean): Promise<RotationPlan> {
+    const now = this.options.clock.now();
+    const { kept, current } = this.phases(now);
+    const fresh = this.keys.find((key) => key.kid === freshKid);
+    if (!fresh) throw new Error(`the emergency key ${freshKid} is no longer in the ring`);
+    const successor = retimed(fresh, Math.max(now, current.signsFrom + 1));
+    const next = await this.generate(successor.signsFrom + this.options.rotationIntervalMs);
+    const signed = dropPrevious ? [] : kept.filter((key) => key.signsFrom <= now && key.kid !== freshKid);
+    const keys = [...signed, successor, next];
+    return { keys, successor, current, next, changed: true };
   }
 
   /** Installs a new key list (from `maintain` or from the shared store); returns whether it differed. */
   replaceKeys(keys: readonly SigningKey[]): boolean {
     const sorted = [...keys].sort((a, b) => a.signsFrom - b.signsFrom);
-    if (sorted.length === this.keys.length && sorted.every((key, i) => key.kid === this.keys[i]?.kid)) return false;
+    if (sameKeys(sorted, this.keys)) return false;
     this.keys = Object.freeze(sorted);
     this.rebuildView();
     return true;
@@ -196,6 +266,18 @@ export class KeyRing {
     }));
   }
 
+  /** The keys still needed at `now`, the one signing, and those waiting to sign in order. */
+  private phases(now: number): { kept: readonly SigningKey[]; current: SigningKey; waiting: SigningKey[] } {
+    const { kept } = this.plan(now);
+    const current = this.selectSigningKey();
+    const waiting = kept.filter((key) => key.signsFrom > now).sort((a, b) => a.signsFrom - b.signsFrom);
+    return { kept, current, waiting };
+  }
+
+  private generate(signsFrom: number, publishedAt = this.options.clock.now()): Promise<SigningKey> {
+    return generateSigningKey(this.options.algorithm, signsFrom, publishedAt);
+  }
+
   /** A key signs until its successor starts, and verifies for `retentionMs` after that. */
   private publishedUntil(key: SigningKey): number {
     const successor = this.keys.find((other) => other.signsFrom > key.signsFrom);
@@ -208,4 +290,9 @@ export class KeyRing {
     this.view = Object.freeze({ keys: this.keys.map((key) => key.publicJwk) }) as { keys: JWK[] };
     this.viewJson = JSON.stringify(this.view);
   }
+}
+
+/** The same keys with the same starts, in the same order: a re-timed key is a change. */
+export function sameKeys(a: readonly SigningKey[], b: readonly SigningKey[]): boolean {
+  return a.length === b.length && a.every((key, i) => key.kid === b[i]?.kid && key.signsFrom === b[i]?.signsFrom);
 }

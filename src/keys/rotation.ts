@@ -68,8 +68,8 @@ export function scheduleRotation(
     },
     async rotateNow(options) {
       const rotation = await ring.rotateNow(options);
-      // Announced like a scheduled rotation, so the log (and whatever counts rotations) sees every one.
-      onRotate?.('admin');
+      // Announced like a scheduled rotation, so the log (and whatever counts rotations) sees every one that changed the ring.
+      if (rotation.changed) onRotate?.('admin');
       // The ring's next due time moved; a run in progress re-arms by itself when it ends.
       if (!running) {
         timer?.cancel();

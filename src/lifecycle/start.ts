@@ -90,7 +90,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const accounts = await loadAccounts(config, options.accounts);
   const state = await buildState(config, clock, logger);
   const releases = new Releases();
-  releases.add(() => state.store.close());
+  releases.add(() => state.store.close(), () => state.keeper.stop());
   const drain = new Drain(logger);
   // Before the policies: each compiled policy counts into its series, kept here across reloads.
   let inForce: PolicyRuntime | undefined;
@@ -136,6 +136,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     policies.close();
     generations.close();
     await admin?.close();
+    // Leaves the heartbeats first: a rotation elsewhere must not wait for, or report, an instance that stopped.
+    await state.keeper.stop();
     await state.store.close();
   };
   return {

@@ -28,7 +28,7 @@ export interface GatewayState {
   readonly store: Store;
   readonly keyRing: KeyRing;
   readonly keeper: KeyRingKeeper;
-  /** Begins connecting (Redis); the gateway listens meanwhile and reports not-ready. */
+  /** Begins connecting (Redis) and beating (the instance's heartbeat); the gateway listens meanwhile and reports not-ready. */
   connect(): void;
 }
 
@@ -53,5 +53,13 @@ export async function buildState(config: GatewayConfig, clock: Clock, logger: Lo
     keeper.sync().catch((error: unknown) => logger.error({ err: error }, 'could not load the key ring from the store; will retry'));
   });
   if (config.store.kind === 'memory') await keeper.sync();
-  return { store, keyRing, keeper, connect };
+  return {
+    store,
+    keyRing,
+    keeper,
+    connect: () => {
+      connect();
+      keeper.start();
+    },
+  };
 }

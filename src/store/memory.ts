@@ -4,6 +4,7 @@ import { summariseGrant } from './grant-summary.js';
 import type {
   GrantFilter,
   GrantSummary,
+  InstanceRecord,
   KeyRingStorage,
   RateLimiterSettings,
   RefreshTokenRecord,
@@ -52,6 +53,10 @@ export class MemoryStore implements Store {
 
   health(): StoreHealth {
     return { ready: true };
+  }
+
+  checkWritable(): void {
+    // Always writable.
   }
 
   onReconnect(): void {
@@ -136,6 +141,9 @@ class MemoryRefreshTokens implements RefreshTokenStore {
 export class MemoryRevocations implements RevocationList {
   private readonly byKind: Record<RevocationKind, Map<string, number>> = { token: new Map(), grant: new Map() };
 
+  /** The list itself: nothing to load. */
+  readonly loaded = true;
+
   constructor(private readonly clock: Clock) {}
 
   async add(entry: RevocationEntry): Promise<void> {
@@ -195,9 +203,11 @@ const detached = (id: string): string => Buffer.from(id, 'utf8').toString('utf8'
 /** `token:<jti>` or `grant:<id>`: one name space for both kinds, in memory and in Redis alike. */
 export const revocationMember = (kind: RevocationKind, id: string): string => `${kind}:${id}`;
 
-/** One process holds the ring alone: no lock to contend, nobody else to tell. */
+/** One process holds the ring alone: no lock to contend, nobody else to tell, no other instance to hear from. */
 class MemoryKeyRingStorage implements KeyRingStorage {
+  readonly instanceId = 'this-process';
   private stored: StoredKeyRing | undefined;
+  private self: InstanceRecord | undefined;
 
   async load(): Promise<StoredKeyRing | undefined> {
     return this.stored;
@@ -215,5 +225,22 @@ class MemoryKeyRingStorage implements KeyRingStorage {
 
   onChange(): void {
     // Nobody else writes.
+  }
+
+  async acknowledge(ringVersion: number, now: number): Promise<number> {
+    this.self = { id: this.instanceId, seenAt: now, ringVersion };
+    return this.stored?.version ?? 0;
+  }
+
+  async instances(): Promise<InstanceRecord[]> {
+    return this.self ? [this.self] : [];
+  }
+
+  async depart(): Promise<void> {
+    this.self = undefined;
+  }
+
+  async mayCreateRing(): Promise<boolean> {
+    return true;
   }
 }

@@ -103,6 +103,13 @@ export interface RevocationList {
    */
   isRevoked(kind: RevocationKind, id: string): boolean;
   readonly size: number;
+  /**
+   * False until the whole list has been loaded once (a Redis-backed instance
+   * that is starting, maybe while Redis is out of reach or waiting for a
+   * peer to write the list back): until then `isRevoked` could miss a
+   * revocation, so Bearer validation answers 503 instead of guessing.
+   */
+  readonly loaded: boolean;
 }
 
 /** The key ring as the store keeps it: an opaque document (private keys sealed) with a version. */
@@ -111,7 +118,19 @@ export interface StoredKeyRing {
   readonly document: string;
 }
 
+/** An instance as the shared store last heard from it: its heartbeat and the ring version it has installed. */
+export interface InstanceRecord {
+  /** `host/pid/random`: unique per process, readable by an operator. */
+  readonly id: string;
+  /** Its last heartbeat (epoch ms, by its own clock). */
+  readonly seenAt: number;
+  /** The version of the stored ring it had installed then (0: none yet). */
+  readonly ringVersion: number;
+}
+
 export interface KeyRingStorage {
+  /** This instance, as it appears in `instances()`. */
+  readonly instanceId: string;
   load(): Promise<StoredKeyRing | undefined>;
   /** Writes `ring` only if the stored version is still `expectedVersion` (0: nothing stored); false otherwise. */
   save(ring: StoredKeyRing, expectedVersion: number): Promise<boolean>;
@@ -119,6 +138,22 @@ export interface KeyRingStorage {
   tryLock(ttlMs: number): Promise<(() => Promise<void>) | undefined>;
   /** Called when another instance saved a new ring. */
   onChange(listener: () => void): void;
+  /**
+   * The heartbeat: this instance is alive at `now` and has installed ring
+   * `ringVersion`. Answers the stored ring's version (0: none), so that an
+   * instance that missed a change notice catches up at its next beat.
+   */
+  acknowledge(ringVersion: number, now: number): Promise<number>;
+  /** Every instance heard from within `horizonMs` of `now`; older records are forgotten. */
+  instances(now: number, horizonMs: number): Promise<InstanceRecord[]>;
+  /** This instance stops: forgets its record, so that no rotation waits for it or reports it. */
+  depart(): Promise<void>;
+  /**
+   * Whether an instance that has no ring yet may create one now, the store
+   * holding none: false while the store shows signs of an environment whose
+   * ring was lost and that a running instance is about to write back.
+   */
+  mayCreateRing(): Promise<boolean>;
 }
 
 export interface RateLimiterSettings {
@@ -141,6 +176,12 @@ export interface Store {
   /** Counters shared by every instance on the same store (rate-limiter-flexible). */
   createRateLimiter(settings: RateLimiterSettings): RateLimiterAbstract;
   health(): StoreHealth;
+  /**
+   * Throws SERVICE_UNAVAILABLE (503, Retry-After) at once when the store is
+   * known unable to take writes now (Redis out of reach): callers about to
+   * do expensive work before a write (hashing a password) ask first.
+   */
+  checkWritable(): void;
   /**
    * Calls `listener` whenever the store has (re)connected and its local
    * mirrors are current again: the key ring should be re-read (and written

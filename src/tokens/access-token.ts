@@ -3,6 +3,7 @@ import { errors as joseErrors, jwtVerify, SignJWT, type CryptoKey, type JWSHeade
 import { toEpochSeconds, type Clock } from '../clock.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { SigningKey } from '../keys/signing-key.js';
 import type { AccessTokenClaims } from './access-token-claims.js';
 import { tokenId, VerifiedTokenCache } from './verified-tokens.js';
 
@@ -70,9 +71,23 @@ export class AccessTokens {
     return Math.round(this.settings.ttlMs / 1000);
   }
 
+  /**
+   * Signs with the key that signs now. A key the ring dropped while the
+   * signature was being made (a rotation with drop_previous landed in
+   * between) is not given out: the token is signed again with the key that
+   * signs then, so that no token carries a dropped key once this instance
+   * has acknowledged the drop.
+   */
   async issue(subject: AccessTokenSubject, nowMs: number): Promise<IssuedAccessToken> {
-    const { ring, issuer, audience } = this.settings;
-    const key = ring.selectSigningKey();
+    for (;;) {
+      const key = this.settings.ring.selectSigningKey();
+      const issued = await this.sign(subject, nowMs, key);
+      if (this.settings.ring.selectVerificationKey({ kid: key.kid, alg: key.alg })) return issued;
+    }
+  }
+
+  private async sign(subject: AccessTokenSubject, nowMs: number, key: SigningKey): Promise<IssuedAccessToken> {
+    const { issuer, audience } = this.settings;
     const iat = toEpochSeconds(nowMs);
     const claims: AccessTokenClaims = {
       iss: issuer,
@@ -117,7 +132,10 @@ export class AccessTokens {
         requiredClaims: ['sub', 'client_id', 'iat', 'exp', 'jti', 'sid'],
       });
       // selectKey accepted the header, so kid and alg are strings.
-      return this.verified.remember(id, payload as AccessTokenClaims, protectedHeader as { kid: string; alg: string }, leewayMs);
+      const header = protectedHeader as { kid: string; alg: string };
+      // Dropped while the signature was being checked: refused, as it is from now on.
+      if (!ring.selectVerificationKey(header)) throw new joseErrors.JWKSNoMatchingKey();
+      return this.verified.remember(id, payload as AccessTokenClaims, header, leewayMs);
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'ERR_UNKNOWN';
       throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: code, cause: error });

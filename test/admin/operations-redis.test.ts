@@ -66,16 +66,32 @@ describe('admin operations on instances sharing a redis', () => {
     expect(listed.body.grants.map((grant: { username: string }) => grant.username)).toEqual([OTHER_USER.username]);
   });
 
-  it('a rotation now on one instance makes the other sign with the new key, and tokens issued before keep verifying on both', async () => {
+  it('an emergency rotation on one instance answers once the other has the new key: both sign with it at once, earlier tokens verify', async () => {
     const [a, b] = await twoInstances();
     const before = await login(b.url, USER, APP);
 
-    const { body } = await adminCall(a.adminUrl, 'POST', '/admin/v1/keys/rotate');
+    const { status, body } = await adminCall(a.adminUrl, 'POST', '/admin/v1/keys/rotate', { immediate: true });
 
+    expect(status).toBe(200);
+    expect(body.confirmed).toHaveLength(2);
+    // Not eventually: the answer waited for B's acknowledgement.
     const jwks = async (url: string) => ((await (await fetch(`${url}/oauth2/v1/keys`)).json()) as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
-    await eventually(async () => (await jwks(b.url)).join() === body.published.join());
+    expect(await jwks(b.url)).toEqual(body.published);
     expect(await jwks(a.url)).toEqual(body.published);
     expect(decodeProtectedHeader((await login(b.url, USER, APP)).access_token).kid).toBe(body.kid);
     for (const gateway of [a, b]) expect((await callProtected(gateway.url, before.access_token)).status).toBe(200);
+  });
+
+  it('drop_previous called on one instance: once it answers, no instance accepts or signs with a dropped key', async () => {
+    const [a, b] = await twoInstances();
+    const before = await login(b.url, USER, APP);
+
+    const { body } = await adminCall(a.adminUrl, 'POST', '/admin/v1/keys/rotate', { immediate: true, drop_previous: true });
+
+    expect(body.dropped).toContain(decodeProtectedHeader(before.access_token).kid);
+    for (const gateway of [a, b]) {
+      expect((await callProtected(gateway.url, before.access_token)).status).toBe(401);
+      expect(body.dropped).not.toContain(decodeProtectedHeader((await login(gateway.url, USER, APP)).access_token).kid);
+    }
   });
 });

@@ -76,6 +76,8 @@ export const tokenEndpoint: Endpoint<TokenRequest> = {
     const credentials = readClientCredentials(exchange.req, request.body);
     const params = grant.parameters(request);
     assertNoScopeRequested(request);
+    // Every grant writes to the store: with Redis known out of reach, 503 now rather than after hashing secrets.
+    ctx.store.checkWritable();
     const client = await authenticateClient(ctx, exchange, credentials);
     return { client, grant, params };
   },

@@ -13,6 +13,8 @@ interface PasswordParams {
 async function authenticateUser(ctx: GatewayContext, username: string, password: string, address: string): Promise<UserAccount> {
   const attempt = await ctx.loginThrottle.begin(username, address);
   try {
+    // Counting may be what found Redis out of reach: the grant could not be saved, so the password is not worth hashing.
+    ctx.store.checkWritable();
     const user = await ctx.accounts.authenticateUser(username, password);
     await attempt.succeeded();
     return user;

@@ -4,13 +4,22 @@ import type { RedisStoreConfig } from '../../config/store-schema.js';
 
 export type RedisClient = Redis | Cluster;
 
-/** Reconnect back-off: exponential from 100 ms to 5 s, with jitter so that many instances do not reconnect in step. */
+/**
+ * Reconnect back-off: exponential from 100 ms to 1 s, with jitter so that
+ * many instances do not reconnect in step. The ceiling bounds how late an
+ * instance notices that Redis came back (empty, it may be: then it writes
+ * its revocation list and keys back), and how long a starting instance
+ * must wait for its peers to do so; an attempt a second per connection
+ * costs a recovering Redis nothing.
+ */
 export function reconnectDelay(attempt: number): number {
   return jitteredBackoff(attempt, Math.random);
 }
 
+export const RECONNECT_CEILING_MS = 1_000;
+
 export function jitteredBackoff(attempt: number, random: () => number): number {
-  const ceiling = Math.min(5_000, 100 * 2 ** Math.min(attempt, 10));
+  const ceiling = Math.min(RECONNECT_CEILING_MS, 100 * 2 ** Math.min(attempt, 10));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 

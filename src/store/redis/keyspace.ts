@@ -12,10 +12,18 @@ export interface Keyspace {
   /** Sorted set of revoked `token:<jti>` / `grant:<id>` members, scored by when they may be forgotten. */
   readonly revocations: string;
   readonly revocationChannel: string;
+  /**
+   * Written beside the revocation list (same slot) by an instance that holds
+   * the whole list: its absence means the node lost its data (restarted
+   * empty, flushed, failed over to an empty replica) or the environment is new.
+   */
+  readonly revocationsKept: string;
   /** Hash with the sealed key ring and its version. */
   readonly keyRing: string;
   readonly keyRingLock: string;
   readonly keyRingChannel: string;
+  /** Hash of the live instances (id -> last heartbeat and installed ring version), beside the ring. */
+  readonly instances: string;
   /** Prefix for rate-limiter-flexible's counters. */
   rateLimit(name: string): string;
 }
@@ -27,9 +35,11 @@ export function keyspace(environment: string): Keyspace {
     grantPattern: `${prefix}:grant:{*}`,
     revocations: `${prefix}:{revocations}`,
     revocationChannel: `${prefix}:revocations`,
+    revocationsKept: `${prefix}:{revocations}:kept`,
     keyRing: `${prefix}:{keyring}`,
     keyRingLock: `${prefix}:{keyring}:lock`,
     keyRingChannel: `${prefix}:keyring`,
+    instances: `${prefix}:{keyring}:instances`,
     rateLimit: (name) => `${prefix}:rl:${name}`,
   };
 }

@@ -12,6 +12,9 @@ redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
 redis.call('PUBLISH', ARGV[3], ARGV[2] .. ' ' .. ARGV[1])
 return 1`;
 
+/** Published on the revocation channel after a write-back: every instance reloads the whole list. */
+export const RESTORED_NOTICE = 'restored';
+
 const SCAN_COUNT = 5_000;
 const WRITE_BACK_CHUNK = 1_000;
 
@@ -37,6 +40,7 @@ export class RedisRevocations implements RevocationList {
   private readonly mirror: MemoryRevocations;
   /** Accepted locally while Redis was out of reach; written as soon as it is back. */
   private readonly unsent = new Map<string, number>();
+  private wholeListLoaded = false;
 
   constructor(
     private readonly client: RedisClient,
@@ -67,7 +71,16 @@ export class RedisRevocations implements RevocationList {
     return this.mirror.size;
   }
 
-  /** A pub/sub message from any instance (this one included). */
+  get loaded(): boolean {
+    return this.wholeListLoaded;
+  }
+
+  /** The store loaded (or restored) the whole list into the mirror; from now on the mirror answers, Redis or not. */
+  markLoaded(): void {
+    this.wholeListLoaded = true;
+  }
+
+  /** A pub/sub message from any instance (this one included); RESTORED_NOTICE is the store's to handle. */
   receive(message: string): void {
     const space = message.indexOf(' ');
     const expiresAt = Number(message.slice(0, space));
@@ -115,6 +128,24 @@ export class RedisRevocations implements RevocationList {
     }
     if (written % WRITE_BACK_CHUNK !== 0) await execOrThrow(batch);
     return written;
+  }
+
+  /**
+   * When some instance marked the list whole (epoch ms, by its clock), or
+   * undefined: the node lost its data since, or the environment is new.
+   */
+  async keptSince(): Promise<number | undefined> {
+    const value = await this.client.get(this.keys.revocationsKept);
+    return value === null ? undefined : Number(value) || 0;
+  }
+
+  /**
+   * Marks the list as whole: after a write-back (then every instance is told
+   * to reload it) or when a starting instance adopts the list as it is.
+   */
+  async markKept(restored: boolean): Promise<void> {
+    await this.client.set(this.keys.revocationsKept, String(Date.now()));
+    if (restored) await this.client.publish(this.keys.revocationChannel, RESTORED_NOTICE);
   }
 
   private async write(member: string, expiresAt: number): Promise<void> {

@@ -1,15 +1,21 @@
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock, Timer } from '../../clock.js';
 import { describeStore, type RedisStoreConfig } from '../../config/store-schema.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../log/logger.js';
+import { LIVE_WINDOW_MS, newInstanceId } from '../instances.js';
 import type { RateLimiterSettings, Store, StoreHealth } from '../types.js';
 import { Cluster } from 'ioredis';
+import { Availability, isOutage, withDeadline } from './availability.js';
 import { createRedisClient, type RedisClient } from './connection.js';
-import { defineKeyRingScripts, RedisKeyRingStorage } from './key-ring-storage.js';
+import { gatedRateLimiter } from './counters.js';
+import { defineKeyRingScripts, parseHeartbeat, RedisKeyRingStorage } from './key-ring-storage.js';
 import { keyspace, type Keyspace } from './keyspace.js';
+import { probeNodes, slotOwners } from './probe.js';
 import { defineRefreshTokenScripts, RedisRefreshTokens } from './refresh-tokens.js';
-import { defineRevocationScripts, RedisRevocations } from './revocations.js';
+import { Restoration, type KeyspaceState } from './restoration.js';
+import { defineRevocationScripts, RedisRevocations, RESTORED_NOTICE } from './revocations.js';
+import { inspectServers, type EvictionCheck } from './servers.js';
 
 export interface RedisStoreOptions {
   config: RedisStoreConfig;
@@ -18,31 +24,46 @@ export interface RedisStoreOptions {
   logger: Logger;
   /** Built from `config` unless given (tests pass their own). */
   password?: string;
-}
-
-/** ZADD GT (a revocation is never shortened) arrived in Redis 6.2. */
-const MIN_REDIS_VERSION = '6.2.0';
-
-function compareVersions(a: string, b: string): number {
-  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
-  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
+  /** This instance in the instances' heartbeats; a new `host/pid/random` unless given. */
+  instanceId?: string;
 }
 
 /** Repeated connection errors during one outage are logged at most this often. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
+/** While Redis is out of reach, every node is probed this often: a node back (empty or not) is noticed within it. */
+const PROBE_INTERVAL_MS = 200;
+
+/** How often the marker beside the revocation list is looked at: a node that lost its data without a reconnection we saw (a flush, a restart between two commands) is noticed within it. */
+const WATCH_INTERVAL_MS = 1_000;
+
+/**
+ * How long a starting instance waits for a running one to write back a
+ * revocation list or key ring the store lost: more than the reconnection
+ * back-off ceiling (1 s) plus a heartbeat, so that peers reconnecting after
+ * the same outage are heard from in time.
+ */
+export const RESTORE_WAIT_MS = 3_000;
+
 /**
  * Redis behind the Store interface, so that many instances act as one.
  *
- * Faults: every command has a timeout and nothing queues while Redis is
- * away, so a request that must write gets a 503 at once; at most
- * `max_pending` commands are in flight, so a slow Redis cannot pile up
- * work. The revocation mirror keeps Bearer validation going meanwhile. On
- * every (re)connection the store writes back what it accepted while away,
- * notices a Redis that restarted (its run id changed) and writes the whole
- * revocation list back, reloads the list, and tells its listeners (the key
- * ring keeper) to do the same for the keys.
+ * Faults: every store call has one deadline, `command_timeout`, whatever
+ * ioredis retries underneath; once one call has found Redis (or a cluster
+ * master) out of reach, every call is refused at once with 503 until a
+ * probe finds every node answering again (Availability), and nothing
+ * queues while Redis is away; at most `max_pending` commands are in
+ * flight, so a slow Redis cannot pile up work. The revocation mirror keeps
+ * Bearer validation going meanwhile.
+ *
+ * On every (re)connection, every probe that finds Redis back, and every
+ * second (the marker beside the revocation list), the store reconciles: it
+ * writes back what it accepted while away, notices a node that lost its
+ * data (a new run id, or the marker gone) and writes the whole revocation
+ * list back at once, reloads the list, and tells its listeners (the key
+ * ring keeper) to do the same for the keys. A starting instance does not
+ * report ready on a list that a running one is about to restore
+ * (Restoration).
  */
 export class RedisStore implements Store {
   readonly refreshTokens: RedisRefreshTokens;
@@ -53,32 +74,51 @@ export class RedisStore implements Store {
   private readonly keys: Keyspace;
   private readonly reconnectListeners: Array<() => void> = [];
   private resyncTimer: Timer | undefined;
+  private readonly watchTimer: NodeJS.Timeout;
+  private readonly availability: Availability;
+  private readonly restoration = new Restoration(RESTORE_WAIT_MS);
   private pending = 0;
   private mirrorLoaded = false;
-  private runId: string | undefined;
+  private runIds: ReadonlySet<string> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private waitLogged = false;
+  private readonly instanceId: string;
   private reconciling: Promise<void> = Promise.resolve();
   private lastErrorLogAt = 0;
   private closed = false;
   private subscribed = false;
   private unsupported: string | undefined;
-  private evictionChecked = false;
+  private readonly evictionCheck: EvictionCheck;
 
   constructor(private readonly options: RedisStoreOptions) {
     const { config, environment, clock } = options;
+    this.instanceId = options.instanceId ?? newInstanceId();
+    this.evictionCheck = { done: false, logger: options.logger };
     this.keys = keyspace(environment);
     this.client = createRedisClient(config, options.password);
     defineRefreshTokenScripts(this.client);
     defineRevocationScripts(this.client);
     defineKeyRingScripts(this.client);
     this.subscriber = duplicate(this.client);
+    this.availability = new Availability({
+      probe: () => probeNodes(this.client, config.command_timeout),
+      probeIntervalMs: PROBE_INTERVAL_MS,
+      onRestored: (lostFor) => this.reconcile(`redis answers again after ${lostFor}`),
+      logger: options.logger,
+    });
     const guard = <T>(operation: () => Promise<T>) => this.guard(operation);
     this.refreshTokens = new RedisRefreshTokens(this.client, this.keys, clock, guard);
     this.revocations = new RedisRevocations(this.client, this.keys, clock, guard);
-    this.keyRing = new RedisKeyRingStorage(this.client, this.keys, guard);
+    this.keyRing = new RedisKeyRingStorage(this.client, this.keys, guard, this.instanceId, {
+      mayCreateRing: async () => this.restoration.mayCreateRing(await this.lookAtKeyspace(), Date.now()),
+      holdsList: () => this.restoration.holdsList,
+    });
     this.watch(this.client, 'commands');
     this.watch(this.subscriber, 'subscriptions');
+    this.watchClusterNodes();
     this.subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
     this.armResync();
+    this.watchTimer = setInterval(() => void this.checkMarker(), WATCH_INTERVAL_MS).unref();
   }
 
   /**
@@ -108,23 +148,24 @@ export class RedisStore implements Store {
 
   createRateLimiter({ name, points, durationSeconds }: RateLimiterSettings): RateLimiterAbstract {
     // While Redis is away each instance counts on its own (the insurance limiter) rather than failing requests.
-    return new RateLimiterRedis({
-      storeClient: this.client,
-      keyPrefix: this.keys.rateLimit(name),
-      points,
-      duration: durationSeconds,
-      insuranceLimiter: new RateLimiterMemory({ points, duration: durationSeconds }),
-    });
+    return gatedRateLimiter({ client: this.client, keyPrefix: this.keys.rateLimit(name), points, durationSeconds }, (operation) => this.guard(operation));
   }
 
   health(): StoreHealth {
     if (this.client.status !== 'ready') return { ready: false, reason: `redis commands connection is ${this.client.status}` };
+    if (!this.availability.open) return { ready: false, reason: `redis out of reach (${this.availability.reason})` };
     if (this.subscriber.status !== 'ready' || !this.subscribed) {
       return { ready: false, reason: `redis subscriptions connection is ${this.subscribed ? this.subscriber.status : 'not subscribed'}` };
     }
     if (this.unsupported) return { ready: false, reason: this.unsupported };
+    if (this.restoration.waiting) return { ready: false, reason: 'waiting for a running instance to write back the revocation list redis lost' };
     if (!this.mirrorLoaded) return { ready: false, reason: 'revocation list not loaded yet' };
     return { ready: true };
+  }
+
+  checkWritable(): void {
+    if (this.client.status !== 'ready') throw unavailable(`redis is ${this.client.status}`);
+    if (!this.availability.open) throw unavailable(`redis out of reach (${this.availability.reason})`);
   }
 
   onReconnect(listener: () => void): void {
@@ -134,25 +175,36 @@ export class RedisStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     this.resyncTimer?.cancel();
+    clearInterval(this.watchTimer);
+    clearTimeout(this.retryTimer);
+    this.availability.close();
     await this.reconciling;
     await Promise.all([quit(this.client), quit(this.subscriber)]);
   }
 
+  /**
+   * Every store call: refused at once while Redis is known out of reach or
+   * too many calls are pending, otherwise given `command_timeout` in all. A
+   * call that finds Redis out of reach closes the store to the calls after
+   * it until the probe finds every node back.
+   */
   private async guard<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.client.status !== 'ready') throw unavailable(`redis is ${this.client.status}`);
+    this.checkWritable();
     if (this.pending >= this.options.config.max_pending) throw unavailable(`${this.pending} redis commands already pending`);
     this.pending++;
+    // Counted until Redis (or ioredis) is done with it, even after its caller stopped waiting.
+    const running = operation().finally(() => this.pending--);
     try {
-      return await operation();
+      return await withDeadline(running, this.options.config.command_timeout);
     } catch (error) {
+      if (isOutage(error)) this.availability.lost((error as Error).message);
       throw unavailable(`redis command failed: ${(error as Error).message}`, error);
-    } finally {
-      this.pending--;
     }
   }
 
   private watch(connection: RedisClient, role: string): void {
     connection.on('error', (error: Error) => {
+      this.restoration.noteOutage();
       const now = Date.now();
       if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
       this.lastErrorLogAt = now;
@@ -172,6 +224,28 @@ export class RedisStore implements Store {
     });
   }
 
+  /**
+   * A cluster connection stays ready while one of its masters is down: the
+   * loss of a master's connection is what says so. From then on calls are
+   * refused at once, and the probe watches for the master's return.
+   */
+  private watchClusterNodes(): void {
+    const cluster = this.client;
+    if (!(cluster instanceof Cluster)) return;
+    cluster.on('node error', (error: Error, key: string) => {
+      if (cluster.status !== 'ready' || !slotOwners(cluster).includes(key)) return;
+      this.restoration.noteOutage();
+      this.availability.lost(`cluster master ${key}: ${error.message}`);
+    });
+  }
+
+  /** Every second: the marker beside the revocation list is there, or the node holding it lost its data. */
+  private async checkMarker(): Promise<void> {
+    if (this.closed || !this.restoration.holdsList || !this.availability.open || this.client.status !== 'ready') return;
+    const kept = await this.guard(() => this.revocations.keptSince()).catch(() => 0);
+    if (kept === undefined) this.reconcile('the revocation list marker is gone');
+  }
+
   /** (Re)subscribes, then reloads everything: whatever was published while unsubscribed is picked up by the reload. */
   private subscribe(): void {
     this.subscriber.subscribe(this.keys.revocationChannel, this.keys.keyRingChannel).then(
@@ -184,65 +258,78 @@ export class RedisStore implements Store {
   }
 
   private receive(channel: string, message: string): void {
-    if (channel === this.keys.revocationChannel) this.revocations.receive(message);
+    if (channel === this.keys.revocationChannel && message === RESTORED_NOTICE) this.reconcile('another instance wrote the revocation list back');
+    else if (channel === this.keys.revocationChannel) this.revocations.receive(message);
     else if (channel === this.keys.keyRingChannel) this.keyRing.changed();
   }
 
   /** One reconciliation at a time, in order; each one is complete or logged. */
   private reconcile(reason: string): void {
     this.reconciling = this.reconciling.then(() => this.reconcileNow(reason)).catch((error: unknown) => {
+      this.restoration.noteOutage();
+      if (isOutage(error)) this.availability.lost(`resync: ${(error as Error).message}`);
       this.options.logger.warn({ reason, err: error }, 'could not resync with redis; will retry');
     });
   }
 
   private async reconcileNow(reason: string): Promise<void> {
-    if (this.closed || this.client.status !== 'ready') return;
+    if (this.closed || this.client.status !== 'ready' || !this.availability.open) return;
     const { logger } = this.options;
-    const { runId, problem } = await this.inspectServers();
+    const { runIds, problem } = await inspectServers(this.client, this.evictionCheck);
     if (problem) {
       this.unsupported = problem;
       logger.error({ problem }, 'redis cannot be used as the store');
       return;
     }
     this.unsupported = undefined;
-    if (this.runId !== undefined && runId !== this.runId) {
-      const written = await this.revocations.writeBack();
-      logger.warn({ reason, written }, 'redis restarted or failed over (run id changed): wrote the revocation list back');
+    // A process we have not seen before: restarted, or failed over to a replica that may have lagged.
+    const newProcess = this.runIds !== undefined && [...runIds].some((id) => !this.runIds!.has(id));
+    this.runIds = runIds;
+    let verdict = this.restoration.decide(await this.lookAtKeyspace(), Date.now());
+    if (verdict === 'load' && newProcess && this.restoration.holdsList) verdict = 'restore';
+    if (verdict === 'wait') {
+      if (!this.waitLogged) logger.info({ reason }, 'redis has no revocation list and a running instance should write it back: not ready until it does');
+      this.waitLogged = true;
+      this.retryTimer = setTimeout(() => this.reconcile('waiting for the revocation list to be written back'), PROBE_INTERVAL_MS).unref();
+    } else {
+      await this.loadList(verdict, reason);
     }
-    this.runId = runId;
-    const flushed = await this.revocations.flushUnsent();
-    if (flushed) logger.warn({ flushed }, 'wrote revocations accepted while redis was unreachable');
-    await this.revocations.resync();
-    if (!this.mirrorLoaded) logger.info({ revocations: this.revocations.size }, 'revocation list loaded');
-    this.mirrorLoaded = true;
+    // The key ring goes its own way: it may be whole even while the list is being restored.
     for (const listener of this.reconnectListeners) listener();
   }
 
-  /**
-   * The run id identifies the Redis process (every master of a cluster): it
-   * changes when Redis restarts, empty or not. Also refuses a Redis too old
-   * for ZADD GT, and warns about an eviction policy that could silently drop
-   * revocations (no run id change would reveal that loss).
-   */
-  private async inspectServers(): Promise<{ runId: string; problem?: string }> {
-    const nodes = 'nodes' in this.client ? this.client.nodes('master') : [this.client];
-    const infos = await Promise.all(nodes.map((node) => node.info('server')));
-    const runId = infos
-      .map((info) => /run_id:(\w+)/.exec(info)?.[1] ?? '')
-      .sort()
-      .join(',');
-    const versions = infos.map((info) => /redis_version:([\d.]+)/.exec(info)?.[1] ?? '0');
-    const tooOld = versions.find((version) => compareVersions(version, MIN_REDIS_VERSION) < 0);
-    if (tooOld) return { runId, problem: `redis ${tooOld} is older than ${MIN_REDIS_VERSION}, which the store needs (ZADD GT)` };
-    if (!this.evictionChecked) {
-      this.evictionChecked = true;
-      const policies = await Promise.all(nodes.map((node) => node.config('GET', 'maxmemory-policy').catch(() => [])));
-      const evicting = policies.map((reply) => String((reply as string[])[1] ?? 'unknown')).find((policy) => policy !== 'noeviction' && policy !== 'unknown');
-      if (evicting) {
-        this.options.logger.warn({ maxmemoryPolicy: evicting }, 'redis may evict keys: revocations could be lost without notice; use maxmemory-policy noeviction');
-      }
+  /** Writes back what redis lost or was not told, reloads the mirror, and marks the list whole. */
+  private async loadList(verdict: 'load' | 'restore' | 'adopt', reason: string): Promise<void> {
+    const { logger } = this.options;
+    const flushed = await this.revocations.flushUnsent();
+    if (flushed) logger.warn({ flushed }, 'wrote revocations accepted while redis was unreachable');
+    if (verdict === 'restore') {
+      const written = await this.revocations.writeBack();
+      await this.revocations.markKept(true);
+      logger.warn({ reason, written }, 'redis lost its data (restarted, flushed or failed over): wrote the revocation list back');
     }
-    return { runId };
+    await this.revocations.resync();
+    if (verdict === 'adopt') await this.revocations.markKept(false);
+    if (!this.mirrorLoaded) logger.info({ revocations: this.revocations.size }, 'revocation list loaded');
+    this.restoration.loaded();
+    this.revocations.markLoaded();
+    this.mirrorLoaded = true;
+  }
+
+  /** The marker, and which other live instances hold the list or a ring, from their heartbeats. */
+  private async lookAtKeyspace(): Promise<KeyspaceState> {
+    const [listKeptSince, heartbeats] = await Promise.all([this.revocations.keptSince(), this.client.hgetall(this.keys.instances)]);
+    // Real time, as the heartbeats are written (keys/acknowledgements.ts).
+    const now = Date.now();
+    let peersHoldingList = 0;
+    let peersHoldingRing = 0;
+    for (const [id, value] of Object.entries(heartbeats)) {
+      const beat = parseHeartbeat(value);
+      if (id === this.instanceId || now - beat.seenAt > LIVE_WINDOW_MS) continue;
+      if (beat.holdsList) peersHoldingList++;
+      if (beat.ringVersion > 0) peersHoldingRing++;
+    }
+    return { listKept: listKeptSince !== undefined, listKeptSince, peersHoldingList, peersHoldingRing };
   }
 }
 

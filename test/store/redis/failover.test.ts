@@ -1,0 +1,154 @@
+import { ReplyError } from 'ioredis';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { DeadlineExceeded, isOutage, withDeadline } from '../../../src/store/redis/availability.js';
+import type { RedisStore } from '../../../src/store/redis/store.js';
+import { ManualClock } from '../../helpers/clock.js';
+import { rawCommand, RedisServer, startSentinel } from '../../helpers/redis-server.js';
+import { connectedStore, redisStoreConfig, silentLogger, uniqueEnvironment, untilReady } from '../../helpers/redis-store.js';
+import { eventually } from '../../helpers/eventually.js';
+import { RedisStore as Store } from '../../../src/store/redis/store.js';
+
+/**
+ * The store through faults on every topology, on real redis-server
+ * processes: one deadline per call, everything refused at once after the
+ * first call found Redis out of reach, and the revocation list written
+ * back the moment a node returns without it.
+ */
+
+const clock = new ManualClock();
+const later = () => clock.now() + 60 * 60_000;
+
+describe('one deadline per store call', () => {
+  it('rejects with DeadlineExceeded when the operation takes longer, and passes its answer through otherwise', async () => {
+    await expect(withDeadline(new Promise(() => undefined), 30)).rejects.toBeInstanceOf(DeadlineExceeded);
+    await expect(withDeadline(Promise.resolve('answer'), 30)).resolves.toBe('answer');
+  });
+
+  it.each([
+    ['a deadline', new DeadlineExceeded(10), true],
+    ['a closed connection', new Error('Connection is closed.'), true],
+    ['too many cluster redirections', new Error('Too many Cluster redirections. Last error: Error: Command timed out'), true],
+    ['CLUSTERDOWN', new ReplyError('CLUSTERDOWN The cluster is down'), true],
+    ['LOADING', new ReplyError('LOADING Redis is loading the dataset in memory'), true],
+    ['a script error', new ReplyError('ERR Error running script'), false],
+    ['a programming error', new TypeError('x is not a function'), false],
+  ])('counts %s as an outage: %s', (_name, error, outage) => {
+    expect(isOutage(error)).toBe(outage);
+  });
+});
+
+describe('a stalled redis (no connection lost, no answer)', () => {
+  it('answers the first call at its deadline and every call after it at once, counters from insurance, until redis answers again', async () => {
+    const redis = await RedisServer.start({ args: ['--enable-debug-command', 'yes'] });
+    const store = await connectedStore(redisStoreConfig({ mode: 'single', url: redis.url }, { command_timeout: 300 }), uniqueEnvironment(), clock);
+    try {
+      const stalled = rawCommand(redis.port, 'DEBUG SLEEP 1.5', 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const ref = { grantId: 'g', hash: 'h' };
+      const timed = async <T>(call: () => Promise<T>) => {
+        const started = performance.now();
+        const outcome = await call().then(
+          () => 'ok',
+          (error: { code?: string }) => error.code,
+        );
+        return { outcome, ms: performance.now() - started };
+      };
+      const first = await timed(() => store.refreshTokens.find(ref));
+      expect(first.outcome).toBe('SERVICE_UNAVAILABLE');
+      expect(first.ms).toBeGreaterThanOrEqual(290);
+      expect(first.ms).toBeLessThan(600);
+      const next = await timed(() => store.revocations.add({ kind: 'token', id: 'j', expiresAt: later() }));
+      expect(next.outcome).toBe('SERVICE_UNAVAILABLE');
+      // At once: well under the 300 ms the first one waited (the bound leaves room for a loaded machine).
+      expect(next.ms).toBeLessThan(150);
+      const counted = await timed(() => store.createRateLimiter({ name: 'stall', points: 5, durationSeconds: 60 }).consume('c'));
+      expect(counted.outcome).toBe('ok');
+      expect(counted.ms).toBeLessThan(150);
+      expect(store.health()).toMatchObject({ ready: false, reason: expect.stringContaining('out of reach') });
+      expect(store.revocations.isRevoked('token', 'j')).toBe(true);
+      await stalled;
+      await untilReady(store);
+      await expect(store.refreshTokens.find(ref)).resolves.toBeUndefined();
+    } finally {
+      await store.close();
+      await redis.dispose();
+    }
+  });
+});
+
+describe('redis back without the revocation list', () => {
+  it('is noticed within a second without any reconnection (FLUSHALL), and the list written back', async () => {
+    const redis = await RedisServer.start();
+    const environment = uniqueEnvironment();
+    const store = await connectedStore(redisStoreConfig({ mode: 'single', url: redis.url }), environment, clock);
+    try {
+      await store.revocations.add({ kind: 'grant', id: 'flushed', expiresAt: later() });
+      await rawCommand(redis.port, 'FLUSHALL');
+      await eventually(async () => (await rawCommand(redis.port, `ZCARD tg:${environment}:{revocations}`)) === ':1\r\n', { timeoutMs: 2_000 });
+    } finally {
+      await store.close();
+      await redis.dispose();
+    }
+  });
+
+  it('keeps an instance started during the outage not ready until a running one has written the list back', async () => {
+    const redis = await RedisServer.start();
+    const environment = uniqueEnvironment();
+    const config = redisStoreConfig({ mode: 'single', url: redis.url });
+    const running = await connectedStore(config, environment, clock);
+    const stores: RedisStore[] = [running];
+    try {
+      await running.revocations.add({ kind: 'token', id: 'revoked-before', expiresAt: later() });
+      await redis.kill();
+      const starting = new Store({ config, environment, clock, logger: silentLogger });
+      stores.push(starting);
+      starting.connect();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(starting.health().ready).toBe(false);
+      expect(starting.revocations.loaded).toBe(false);
+
+      await redis.launch(); // empty: no persistence
+      await eventually(() => starting.revocations.loaded, { timeoutMs: 10_000 });
+      // Loaded means: with what the running instance wrote back, never the empty list redis came back with.
+      expect(starting.revocations.isRevoked('token', 'revoked-before')).toBe(true);
+      await untilReady(starting);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+      await redis.dispose();
+    }
+  });
+});
+
+describe('redis sentinel failing over to the replica', () => {
+  it('answers writes 503 at once while the master is gone, then writes the list back to the new master (a new run id)', async () => {
+    const master = await RedisServer.start();
+    const replica = await RedisServer.start({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+    const sentinel = await startSentinel(master, 'tgfailover');
+    const environment = uniqueEnvironment();
+    const config = redisStoreConfig({ mode: 'sentinel', sentinels: [sentinel.url], name: 'tgfailover' }, { command_timeout: 500 });
+    const lines: Array<{ msg?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg?: string }) });
+    const store = new Store({ config, environment, clock, logger });
+    store.connect();
+    try {
+      // The replica's first sync (a fork and a transfer) can take seconds on a loaded machine.
+      await eventually(async () => (await rawCommand(replica.port, 'INFO replication')).includes('master_link_status:up'), { timeoutMs: 15_000 });
+      await untilReady(store);
+      await store.revocations.add({ kind: 'token', id: 'kept-across', expiresAt: later() });
+      await eventually(async () => (await rawCommand(replica.port, `ZCARD tg:${environment}:{revocations}`)) === ':1\r\n', { timeoutMs: 10_000 });
+      await master.kill();
+      const started = performance.now();
+      await expect(store.revocations.add({ kind: 'token', id: 'during', expiresAt: later() })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(performance.now() - started).toBeLessThan(600);
+      // Sentinel promotes the replica (down-after 1 s); the store follows, sees a process it has not seen, and writes
+      // the whole list back (a replica may have lagged), the revocation it accepted meanwhile included.
+      await eventually(async () => (await rawCommand(replica.port, `ZCARD tg:${environment}:{revocations}`)) === ':2\r\n', { timeoutMs: 20_000 });
+      await untilReady(store);
+      expect(lines.map((line) => line.msg)).toContain('redis lost its data (restarted, flushed or failed over): wrote the revocation list back');
+    } finally {
+      await store.close();
+      await Promise.all([sentinel.dispose(), replica.dispose(), master.dispose()]);
+    }
+  }, 40_000);
+});
