@@ -12,6 +12,12 @@ export type RedisClient = Redis | Cluster;
  * must wait for its peers to do so; an attempt a second per connection
  * costs a recovering Redis nothing.
  */
+/**
+ * How long to wait before reconnection attempt `attempt`: doubling from
+ * 100 ms up to RECONNECT_CEILING_MS, with jitter so that instances do not
+ * reconnect in step. The ceiling is one second: a node that returns must be
+ * seen at once (the outage probe and the revocation write-back wait on it).
+ */
 export function reconnectDelay(attempt: number): number {
   return jitteredBackoff(attempt, Math.random);
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicationLeadMs } from '../../../src/keys/publication.js';
 import { adminCall } from '../../helpers/admin.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { bootGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -34,7 +35,8 @@ describe('GET /admin/v1/keys', () => {
 
   it('shows a rotated key as retired, still published until its last token has expired', async () => {
     const before = (await keys()).body.keys[0];
-    clock.advance(60_000);
+    // The next key may sign once it has been published for the JWKS max-age and the propagation margin.
+    clock.advance(publicationLeadMs(HOUR));
     expect((await adminCall(tg.gateway.adminUrl, 'POST', '/admin/v1/keys/rotate')).status).toBe(200);
     const after = (await keys()).body.keys;
     expect(after.map((key: { state: string }) => key.state)).toEqual(['retired', 'signing', 'next']);
