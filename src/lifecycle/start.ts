@@ -99,7 +99,19 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const drain = new Drain(logger);
   const metrics = new Metrics({ store: state.store, keyRing: state.keyRing, shutdown: drain });
   const rotation = startRotation(state.keeper, state.keyRing, clock, metrics, logger);
-  const shared = { clock, issuer, store: state.store, keyRing: state.keyRing, keyRotation: rotation, accessTokens: accessTokensOf(config, issuer, state.keyRing, clock), logger, policies, metrics, shutdown: drain };
+  const shared = {
+    clock,
+    issuer,
+    store: state.store,
+    keyRing: state.keyRing,
+    keyRotation: rotation,
+    accessTokens: accessTokensOf(config, issuer, state.keyRing, clock),
+    refreshSuccessorKey: state.refreshSuccessorKey,
+    logger,
+    policies,
+    metrics,
+    shutdown: drain,
+  };
   const generations = new Generations(shared, config, accounts.registry, options.createForwarder ?? createForwarder, () => drain.inFlightDone());
   releases.add(() => rotation.stop(), () => generations.close());
   for (const listener of listeners.all) drain.attach(listener, generations.listener);

@@ -23,6 +23,15 @@ export interface MetricsSources {
 /** What the revocation endpoint revoked: a whole grant (refresh token), one access token, or nothing it knew (still a 200, RFC 7009 2.2). */
 export type RevokedTokenType = 'refresh_token' | 'access_token' | 'none';
 
+/**
+ * A used refresh token presented again: `answered` with the same successor
+ * (a retry within the grace window), or refused as a replay (the grant is
+ * revoked) for the first rule it broke (store/types.ts ReplayReason).
+ */
+export type RefreshRetryOutcome = 'answered' | 'after_window' | 'successor_used' | 'too_many';
+
+const RETRY_OUTCOMES: readonly RefreshRetryOutcome[] = ['answered', 'after_window', 'successor_used', 'too_many'];
+
 /** The `route` of a request no route or endpoint served (404s, malformed targets): never the raw path, which a client chooses. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -75,6 +84,7 @@ export class Metrics {
   private readonly upstream: HistogramFamily<'route'>;
   private readonly issued: CounterFamily<'grant_type'>;
   private readonly revoked: CounterFamily<'token_type'>;
+  private readonly refreshRetries = new Map<RefreshRetryOutcome, CounterSeries>();
   private readonly failures = new Map<ErrorCode, CounterSeries>();
   private readonly policyRejections: CounterFamily<'policy' | 'kind'>;
   private readonly rotations = new Map<RotationTrigger, CounterSeries>();
@@ -105,6 +115,14 @@ export class Metrics {
       help: 'Successful revocation requests, by what was revoked: refresh_token (its whole grant), access_token, or none.',
       labelNames: ['token_type'],
     });
+    const retries = new CounterFamily(own, {
+      name: 'token_gateway_refresh_retries_total',
+      help:
+        'Used refresh tokens presented again, by outcome: answered (a retry within tokens.refresh_grace, the same successor), ' +
+        'or refused as a replay (the grant revoked): after_window, successor_used, too_many.',
+      labelNames: ['outcome'],
+    });
+    for (const outcome of RETRY_OUTCOMES) this.refreshRetries.set(outcome, retries.series({ outcome }));
     const failures = new CounterFamily(own, {
       name: 'token_gateway_failures_total',
       help: 'Error responses, by catalogue error code (the spec error row) and status.',
@@ -149,6 +167,10 @@ export class Metrics {
 
   tokenRevoked(tokenType: RevokedTokenType): void {
     this.revoked.series({ token_type: tokenType }).inc();
+  }
+
+  refreshRetried(outcome: RefreshRetryOutcome): void {
+    this.refreshRetries.get(outcome)?.inc();
   }
 
   keyRotated(trigger: RotationTrigger): void {

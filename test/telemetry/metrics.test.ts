@@ -80,6 +80,25 @@ describe('metrics on the admin listener', () => {
     expect(delta('token_gateway_revocation_list_size')).toBe(2);
   });
 
+  it('counts a refresh retried within the grace window, and a replay by the rule it broke', async () => {
+    const before = await counted(0);
+    const first = await issueTokens(gw.url);
+    const second = (await (await refreshGrant(gw.url, first.refresh_token)).json()) as { refresh_token: string };
+    expect((await refreshGrant(gw.url, first.refresh_token)).status).toBe(200);
+    expect((await refreshGrant(gw.url, second.refresh_token)).status).toBe(200);
+    expect((await refreshGrant(gw.url, first.refresh_token)).status).toBe(400);
+    const after = await counted(5);
+
+    const delta = (name: string, labels: Record<string, string> = {}) => after.value(name, labels) - before.value(name, labels);
+    expect(delta('token_gateway_refresh_retries_total', { outcome: 'answered' })).toBe(1);
+    expect(delta('token_gateway_refresh_retries_total', { outcome: 'successor_used' })).toBe(1);
+    expect(delta('token_gateway_refresh_retries_total')).toBe(2);
+    expect(delta('token_gateway_tokens_issued_total', { grant_type: 'refresh_token' })).toBe(3);
+    for (const outcome of ['answered', 'after_window', 'successor_used', 'too_many']) {
+      expect(after.has('token_gateway_refresh_retries_total', { outcome })).toBe(true);
+    }
+  });
+
   it('counts a protected call that reaches the upstream, with the gateway and upstream latency', async () => {
     const { access_token } = await issueTokens(gw.url);
     const before = await counted(1);
