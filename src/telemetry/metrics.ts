@@ -20,8 +20,11 @@ export interface MetricsSources {
   readonly shutdown: ShutdownState;
 }
 
-/** What the revocation endpoint revoked: a whole grant (refresh token), one access token, or nothing it knew (still a 200, RFC 7009 2.2). */
+/** What a revocation revoked: a whole grant (refresh token), one access token, or nothing it knew (the endpoint's 200 anyway, RFC 7009 2.2). */
 export type RevokedTokenType = 'refresh_token' | 'access_token' | 'none';
+
+/** Who revoked: a client at the revocation endpoint, an operator's kill switch, or the refresh grant detecting a replay. */
+export type RevocationReason = 'revocation_endpoint' | 'kill_switch' | 'reuse_detected';
 
 /**
  * A used refresh token presented again: `answered` with the same successor
@@ -29,6 +32,14 @@ export type RevokedTokenType = 'refresh_token' | 'access_token' | 'none';
  * revoked) for the first rule it broke (store/types.ts ReplayReason).
  */
 export type RefreshRetryOutcome = 'answered' | 'after_window' | 'successor_used' | 'too_many';
+
+const REVOKED_SERIES: ReadonlyArray<readonly [RevokedTokenType, RevocationReason]> = [
+  ['refresh_token', 'revocation_endpoint'],
+  ['access_token', 'revocation_endpoint'],
+  ['none', 'revocation_endpoint'],
+  ['refresh_token', 'kill_switch'],
+  ['refresh_token', 'reuse_detected'],
+];
 
 const RETRY_OUTCOMES: readonly RefreshRetryOutcome[] = ['answered', 'after_window', 'successor_used', 'too_many'];
 
@@ -83,7 +94,7 @@ export class Metrics {
   private readonly duration: HistogramFamily<'route'>;
   private readonly upstream: HistogramFamily<'route'>;
   private readonly issued: CounterFamily<'grant_type'>;
-  private readonly revoked: CounterFamily<'token_type'>;
+  private readonly revoked: CounterFamily<'token_type' | 'reason'>;
   private readonly refreshRetries = new Map<RefreshRetryOutcome, CounterSeries>();
   private readonly failures = new Map<ErrorCode, CounterSeries>();
   private readonly policyRejections: CounterFamily<'policy' | 'kind'>;
@@ -112,8 +123,10 @@ export class Metrics {
     this.issued = new CounterFamily(own, { name: 'token_gateway_tokens_issued_total', help: 'Token pairs issued, by grant type.', labelNames: ['grant_type'] });
     this.revoked = new CounterFamily(own, {
       name: 'token_gateway_tokens_revoked_total',
-      help: 'Successful revocation requests, by what was revoked: refresh_token (its whole grant), access_token, or none.',
-      labelNames: ['token_type'],
+      help:
+        'Revocations, by what was revoked (refresh_token: its whole grant; access_token; none: the endpoint knew nothing to revoke) ' +
+        'and why: revocation_endpoint, kill_switch (per grant), reuse_detected (a refresh-token replay).',
+      labelNames: ['token_type', 'reason'],
     });
     const retries = new CounterFamily(own, {
       name: 'token_gateway_refresh_retries_total',
@@ -143,7 +156,7 @@ export class Metrics {
     });
     for (const trigger of ['schedule', 'admin'] as const) this.rotations.set(trigger, rotations.series({ trigger }));
     for (const grantType of ['password', 'refresh_token']) this.issued.series({ grant_type: grantType });
-    for (const tokenType of ['refresh_token', 'access_token', 'none'] as const) this.revoked.series({ token_type: tokenType });
+    for (const [tokenType, reason] of REVOKED_SERIES) this.revoked.series({ token_type: tokenType, reason });
     registerGauges(own, sources);
     this.registry = Registry.merge([processMetrics(), own]);
   }
@@ -165,8 +178,8 @@ export class Metrics {
     this.issued.series({ grant_type: grantType }).inc();
   }
 
-  tokenRevoked(tokenType: RevokedTokenType): void {
-    this.revoked.series({ token_type: tokenType }).inc();
+  tokenRevoked(tokenType: RevokedTokenType, reason: RevocationReason): void {
+    this.revoked.series({ token_type: tokenType, reason }).inc();
   }
 
   refreshRetried(outcome: RefreshRetryOutcome): void {

@@ -100,6 +100,6 @@ async function answerRetry(
 async function revokeReusedGrant(ctx: GatewayContext, subject: AccessTokenSubject, reason: ReplayReason): Promise<never> {
   ctx.metrics.refreshRetried(reason);
   ctx.logger.warn({ grantId: subject.grantId, clientId: subject.clientId, reason }, 'refresh token reuse: revoking the grant');
-  await revokeGrant(ctx, subject.grantId);
+  await revokeGrant(ctx, subject.grantId, 'reuse_detected');
   throw new GatewayError('INVALID_REFRESH_TOKEN', { detail: `refresh token reuse (${reason}): grant revoked` });
 }
