@@ -7,6 +7,11 @@ export interface WorkerLink {
   isConnected(): boolean;
   /** Sends, and calls `failed` if the message could not be handed over (the worker is going away). */
   send(message: Ask, failed: () => void): void;
+  /**
+   * Whether the worker listens, i.e. node:cluster hands it connections (a
+   * worker listens only once it is ready); absent: taken as listening.
+   */
+  isListening?(): boolean;
 }
 
 /** A worker's answer, or `undefined` when it said nothing within the time allowed. */
@@ -58,9 +63,13 @@ export class WorkerQuestions {
     });
   }
 
-  /** The same question to every live worker at once. */
-  askEach<K extends QuestionKind>(question: QuestionOf<K>, timeoutMs: number): Promise<Array<WorkerAnswer<K>>> {
-    return Promise.all(this.live().map(async (worker) => ({ pid: worker.pid, answer: await this.ask(worker, question, timeoutMs) })));
+  /** The same question to every live worker at once (those `which` accepts). */
+  askEach<K extends QuestionKind>(question: QuestionOf<K>, timeoutMs: number, which: (worker: WorkerLink) => boolean = () => true): Promise<Array<WorkerAnswer<K>>> {
+    return Promise.all(
+      this.live()
+        .filter(which)
+        .map(async (worker) => ({ pid: worker.pid, answer: await this.ask(worker, question, timeoutMs) })),
+    );
   }
 
   /** The next live worker in turn, so that admin operations spread over the workers; undefined when none is running. */

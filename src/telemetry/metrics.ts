@@ -220,7 +220,9 @@ function registerGauges(registry: Registry, sources: MetricsSources): void {
   gauge('token_gateway_store_up', '1 while the store answers and its mirrors are loaded, else 0 (the reason is in the log and /readyz).', 'min', () =>
     sources.store.health().ready ? 1 : 0,
   );
-  gauge('token_gateway_ready', '1 while /readyz answers 200 (store up and signing keys loaded), else 0.', 'min', () => (readinessOf(sources).ready ? 1 : 0));
+  gauge('token_gateway_ready', '1 while /readyz answers 200 (ready, or degraded: the store away, protected calls served from memory), else 0.', 'min', () =>
+    readinessOf(sources).ready ? 1 : 0,
+  );
   gauge('token_gateway_revocation_list_size', 'Entries in the revocation list (revoked access tokens and grants not yet expired).', 'max', () => sources.store.revocations.size);
   gauge('token_gateway_signing_keys', 'Keys in the key ring: the signing one, the next one, and retired ones still verifying.', 'max', () => sources.keyRing.list().length);
 }
