@@ -186,7 +186,7 @@ describe('redis faults', () => {
 
       try {
         await redis.kill();
-        await eventually(async () => (await fetch(`${a.url}/readyz`)).status === 503);
+        await eventually(async () => ((await (await fetch(`${a.url}/readyz`)).json()) as { status: string }).status === 'degraded');
         const during = await passwordGrant(a.url);
         expect(await errorOf(during)).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
         expect(during.headers.get('retry-after')).toBe('1');
