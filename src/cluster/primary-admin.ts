@@ -87,12 +87,8 @@ export function clusterAdminRoutes(
  * be. The body lists each worker.
  */
 async function sendClusterReadiness(res: ServerResponse, questions: WorkerQuestions, timeoutMs: number): Promise<void> {
-  const listens = (worker: WorkerLink) => worker.isListening?.() ?? true;
-  const starting = questions
-    .live()
-    .filter((worker) => !listens(worker))
-    .map(({ pid }) => ({ pid, status: 'starting', reason: 'not listening until its store and keys are loaded' }));
-  const answers = await questions.askEach({ kind: 'readiness' }, timeoutMs, listens);
+  const starting = questions.starting().map(({ pid }) => ({ pid, status: 'starting', reason: 'not listening until its store and keys are loaded' }));
+  const answers = await questions.askEach({ kind: 'readiness' }, timeoutMs);
   const receiving = answers.map(({ pid, answer }) =>
     answer ? { pid, status: answer.status, checks: answer.checks } : { pid, status: 'silent', reason: `no answer within ${timeoutMs} ms` },
   );
@@ -113,10 +109,11 @@ async function clusterExposition(questions: WorkerQuestions, reports: Cumulative
   const answers = await questions.askEach({ kind: 'metrics' }, timeoutMs);
   const reported = answers.flatMap(({ answer }) => (answer ? [answer] : []));
   const own = new Registry();
-  new Gauge({ name: 'token_gateway_workers', help: 'Worker processes running (cluster mode).', registers: [own] }).set(answers.length);
+  // Workers still starting (not listening yet) run, but have served nothing to report.
+  new Gauge({ name: 'token_gateway_workers', help: 'Worker processes running (cluster mode).', registers: [own] }).set(answers.length + questions.starting().length);
   new Gauge({
     name: 'token_gateway_workers_reporting',
-    help: 'Workers whose metrics this scrape includes; fewer than token_gateway_workers when some did not answer in time.',
+    help: 'Workers whose metrics this scrape includes; fewer than token_gateway_workers when some did not answer in time or are still starting (not listening yet).',
     registers: [own],
   }).set(reported.length);
   const aggregated = AggregatorRegistry.aggregate([...(await reports.reportsFor(answers)), await own.getMetricsAsJSON()]);

@@ -41,9 +41,18 @@ export class WorkerQuestions {
     if (isReply(message)) this.waiting.get(message.id)?.(message.answer);
   }
 
-  /** The workers whose IPC channel is open. */
+  /**
+   * The workers that answer: IPC channel open, and listening. One that does
+   * not listen yet is waiting for its store and keys, with no context to
+   * answer from; asking it would only wait out the timeout.
+   */
   live(): WorkerLink[] {
-    return this.workers().filter((worker) => worker.isConnected());
+    return this.workers().filter((worker) => worker.isConnected() && (worker.isListening?.() ?? true));
+  }
+
+  /** The workers that run but do not listen yet (they get no connection): starting, or waiting for Redis. */
+  starting(): WorkerLink[] {
+    return this.workers().filter((worker) => worker.isConnected() && !(worker.isListening?.() ?? true));
   }
 
   ask<K extends QuestionKind>(worker: WorkerLink, question: QuestionOf<K>, timeoutMs: number): Promise<AnswerOf[K] | undefined> {
@@ -63,13 +72,9 @@ export class WorkerQuestions {
     });
   }
 
-  /** The same question to every live worker at once (those `which` accepts). */
-  askEach<K extends QuestionKind>(question: QuestionOf<K>, timeoutMs: number, which: (worker: WorkerLink) => boolean = () => true): Promise<Array<WorkerAnswer<K>>> {
-    return Promise.all(
-      this.live()
-        .filter(which)
-        .map(async (worker) => ({ pid: worker.pid, answer: await this.ask(worker, question, timeoutMs) })),
-    );
+  /** The same question to every live worker at once. */
+  askEach<K extends QuestionKind>(question: QuestionOf<K>, timeoutMs: number): Promise<Array<WorkerAnswer<K>>> {
+    return Promise.all(this.live().map(async (worker) => ({ pid: worker.pid, answer: await this.ask(worker, question, timeoutMs) })));
   }
 
   /** The next live worker in turn, so that admin operations spread over the workers; undefined when none is running. */
