@@ -94,7 +94,7 @@ async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstre
 }
 
 /** The policies of the "full default pipeline": an IP range, the shipped regex patterns, a spike arrest per client. */
-const POLICIES = `policies:
+export const POLICIES = `policies:
   - name: bench-ip-range
     kind: ip-range
     rules:

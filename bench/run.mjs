@@ -1,12 +1,13 @@
 // `npm run bench`: every benchmark in turn, each bounded in count and time, traffic on loopback only.
 import { leak } from './leak.mjs';
 import { memory } from './memory.mjs';
+import { policyMetrics } from './policy-metrics.mjs';
 import { protectedCall } from './protected-call.mjs';
 import { revocationPropagation } from './revocation-propagation.mjs';
 import { tokenEndpoint } from './token-endpoint.mjs';
 import { workers } from './workers.mjs';
 
-for (const benchmark of [revocationPropagation, protectedCall, tokenEndpoint, memory, leak, workers]) {
+for (const benchmark of [revocationPropagation, protectedCall, policyMetrics, tokenEndpoint, memory, leak, workers]) {
   const { markdown, file } = await benchmark();
   process.stdout.write(`${markdown}\nwritten to ${file}\n`);
 }

@@ -15,6 +15,13 @@ export const BINARIES = [
   { name: 'openssl', why: 'the TLS tests make throw-away certificates', debian: 'openssl' },
 ];
 
+/**
+ * The browser the operations page test drives headless through playwright-core, which downloads none: Debian's
+ * chromium at its own path, or the one CHROMIUM_PATH names.
+ */
+export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+export const chromiumPath = (env = process.env) => env.CHROMIUM_PATH || DEFAULT_CHROMIUM;
+
 /** package.json's engines.node, e.g. ">=20.18.1": the one place the minimum is written. */
 export function minimumNode() {
   const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -27,6 +34,15 @@ function atLeast(version, minimum) {
   const [a, b] = [version.replace(/^v/, '').split('.').map(Number), minimum.split('.').map(Number)];
   for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
   return true;
+}
+
+function executable(file) {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function onPath(name, path) {
@@ -42,7 +58,7 @@ function onPath(name, path) {
 }
 
 /** One line per missing prerequisite; empty when `npm test` can run. */
-export function missingPrerequisites({ nodeVersion = process.version, path = process.env.PATH } = {}) {
+export function missingPrerequisites({ nodeVersion = process.version, path = process.env.PATH, chromium = chromiumPath() } = {}) {
   const problems = [];
   const minimum = minimumNode();
   if (!atLeast(nodeVersion, minimum)) {
@@ -52,6 +68,11 @@ export function missingPrerequisites({ nodeVersion = process.version, path = pro
     if (!onPath(binary.name, path)) {
       problems.push(`npm test needs ${binary.name} on PATH, ${binary.why} (Debian: apt-get install ${binary.debian}); .ci/run installs it`);
     }
+  }
+  if (!executable(chromium)) {
+    problems.push(
+      `npm test needs chromium at ${chromium}, the operations page test drives it headless (Debian: apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it`,
+    );
   }
   return problems;
 }

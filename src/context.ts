@@ -9,6 +9,7 @@ import type { AccessTokens } from './tokens/access-token.js';
 import type { LoginThrottle } from './accounts/login-throttle.js';
 import type { ShutdownState } from './telemetry/health.js';
 import type { Metrics } from './telemetry/metrics.js';
+import type { RecentRefusals } from './telemetry/recent-refusals.js';
 import type { PolicyRuntime } from './policies/runtime.js';
 import type { Store } from './store/types.js';
 
@@ -43,6 +44,8 @@ export interface GatewayContext {
   readonly loginThrottle: LoginThrottle;
   /** Prometheus metrics, served on the admin listener. */
   readonly metrics: Metrics;
+  /** The latest policy refusals and would-refusals of this process, for the admin API and the operations page. */
+  readonly refusals: RecentRefusals;
   /** Whether a graceful shutdown has begun (readiness then answers 503 `draining`). */
   readonly shutdown: ShutdownState;
 }

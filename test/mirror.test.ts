@@ -12,6 +12,9 @@ import { describe, expect, it } from 'vitest';
 const NO_LOGIC: Readonly<Record<string, string>> = {
   'src/index.ts': 're-exports the public API; each export is tested at its own module',
   'src/admin/operation.ts': 'types only: AdminOperation, AdminResult, OperationRunner',
+  'src/admin/ops-page/page.ts': 'a constant: the operations page\'s markup, served and checked in test/admin/ops-page/route.test.ts, run in test/admin/ops-page/browser.test.ts',
+  'src/admin/ops-page/script.ts': 'a constant: the operations page\'s browser script, run in chromium by test/admin/ops-page/browser.test.ts',
+  'src/admin/ops-page/style.ts': 'a constant: the operations page\'s style sheet',
   'src/cli/io.ts': 'the CommandIo type and two constants (exit codes, the default config file)',
   'src/config/defaults.ts': 'constants: the documented defaults, read through config/schema.ts (tested in test/config/schema.test.ts)',
   'src/config/paths.ts': 'constants: the endpoint paths, declared once',
@@ -23,7 +26,7 @@ const NO_LOGIC: Readonly<Record<string, string>> = {
   'src/oauth/openapi/security.ts': 'constants: the security schemes of the OpenAPI document (checked in test/oauth/openapi/document.test.ts)',
   'src/oauth/openapi/types.ts': 'type aliases and three one-line $ref builders',
   'src/pipeline/endpoints.ts': 'a constant table of the served endpoints; each is tested at its own module',
-  'src/policies/policy.ts': 'types, the StreamRejection marker class, and policyFields (the three keys every kind shares, tested in each kind\'s schema test)',
+  'src/policies/figures.ts': 'the PolicyFigures type and the figures that count nothing (telemetry/policy-series.ts implements the real ones)',
   'src/policies/json-threat/limits.ts': 'types and the UNLIMITED constant',
   'src/proxy/engine.ts': 'one line choosing the undici forwarder (tested in test/proxy/undici-forwarder.test.ts)',
   'src/store/types.ts': 'types only: the Store interface both stores implement (their contract suite is test/store/contract.ts)',

@@ -37,7 +37,9 @@ export async function answering(body: () => Promise<AdminResult>): Promise<Admin
 /** A misspelt field must not be ignored: `{"user": "alice"}` silently revoking nothing would be worse than a 400. */
 export function refuseUnknownFields(input: Input, known: readonly string[]): void {
   const unknown = Object.keys(input).filter((field) => !known.includes(field));
-  if (unknown.length > 0) throw new AdminRefusal(400, `unknown field ${unknown.map((field) => `"${field}"`).join(', ')}; expected ${known.map((field) => `"${field}"`).join(', ')}`);
+  if (unknown.length === 0) return;
+  const expected = known.length === 0 ? 'this takes none' : `expected ${known.map((field) => `"${field}"`).join(', ')}`;
+  throw new AdminRefusal(400, `unknown field ${unknown.map((field) => `"${field}"`).join(', ')}; ${expected}`);
 }
 
 /** A user name or client id: absent, or a non-empty string. */

@@ -17,7 +17,7 @@ export function operationRoute(operation: AdminOperation, access: AdminAccess, r
   return {
     methods: [operation.method],
     async handle(req, res, url) {
-      const refusal = refusalOf(req, access);
+      const refusal = accessRefusal(req, access);
       if (refusal) return sendError(res, refusal.status, refusal.message);
       let input: Record<string, unknown>;
       try {
@@ -31,14 +31,27 @@ export function operationRoute(operation: AdminOperation, access: AdminAccess, r
   };
 }
 
-function refusalOf(req: IncomingMessage, access: AdminAccess): { status: number; message: string } | undefined {
+/** Why the access rule refuses this request, or undefined when it may go on; the operations page applies it too. */
+export function accessRefusal(req: IncomingMessage, access: AdminAccess): { status: number; message: string } | undefined {
   if (access.token === undefined) {
-    if (access.loopback) return undefined;
-    return { status: 403, message: 'the admin API is off on a listener reachable from the network until admin.token_file is set' };
+    if (!access.loopback) return { status: 403, message: 'the admin API is off on a listener reachable from the network until admin.token_file is set' };
+    // Without a token, being on loopback is the whole access rule. A web page the operator's browser has open could
+    // reach it through DNS rebinding (its own name resolving to 127.0.0.1); the browser then sends that name as Host.
+    if (!namesLoopback(req.headers.host)) {
+      return { status: 403, message: 'without admin.token_file, the admin API answers only requests addressed to a loopback name (localhost, 127.0.0.1, [::1])' };
+    }
+    return undefined;
   }
   const presented = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
   if (presented === undefined || !sameSecret(presented, access.token)) return { status: 401, message: 'admin token missing or wrong' };
   return undefined;
+}
+
+/** True for `localhost`, `127.x.y.z` or `[::1]`, with or without a port; a request without Host (HTTP/1.0 tools) too. */
+function namesLoopback(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  const name = (host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '')).toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
 /** Compares digests, so neither the length nor the content of the token leaks through timing. */

@@ -18,6 +18,19 @@ export interface AdminOperation {
   readonly method: 'GET' | 'POST';
   /** `input` is the query (GET) or the JSON body (POST). */
   run(ctx: GatewayContext, input: Readonly<Record<string, unknown>>): Promise<AdminResult>;
+  /**
+   * For a read whose answer is each process's own (counters, recent refusals,
+   * process state): with `workers`, the primary asks every worker and this
+   * merges their answers (`input` as the caller gave it). Without it, one worker
+   * runs the operation: what it does goes through the shared store.
+   */
+  combine?(answers: readonly WorkerResult[], input: Readonly<Record<string, unknown>>): AdminResult;
+}
+
+/** One worker's answer to an operation; `result` is undefined when it said nothing in time. */
+export interface WorkerResult {
+  readonly pid: number | undefined;
+  readonly result: AdminResult | undefined;
 }
 
 /** Runs an operation for one HTTP call: authorise, read the input, answer. */

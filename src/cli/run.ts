@@ -7,6 +7,7 @@ import { HASH_SECRET_USAGE, hashSecretCommand } from './commands/hash-secret.js'
 import { IMPORT_USAGE, importCommand } from './commands/import.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 import { keysCommand } from './commands/keys.js';
+import { policyCommand } from './commands/policy.js';
 import { revokeCommand } from './commands/revoke.js';
 import { serveCommand } from './commands/serve.js';
 import { usersCommand } from './commands/users.js';
@@ -23,6 +24,11 @@ commands:
                                      edit the applications in accounts.yaml (\`apps --help\`)
   import apigee BUNDLE... --out DIR [--force]
                                      policy files and gateway.yaml routes from Apigee proxy bundles (folders or .zip)
+  policy test [--config FILE] [--route PATH | --endpoint PATH] [--method M] [--path P] [--header 'Name: value']...
+              [--body TEXT | --body-file F] [--client-address IP] [--client-id ID] [--user NAME] [--at ISO-TIME]
+              [--request-file F] [--json]
+                                     a dry run: each policy's verdict on one request and why, without a gateway
+                                     (exit 0 pass, 1 refused, 2 bad input; \`policy --help\`)
 
 admin commands (they call a running gateway's admin API; each also takes [--config FILE] [--admin URL]):
   keys rotate [--drop-previous]      sign with a new key from now on (--drop-previous: refuse every token signed before)
@@ -58,6 +64,8 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
         return await usersCommand(rest, io);
       case 'apps':
         return await appsCommand(rest, io);
+      case 'policy':
+        return await policyCommand(rest, io);
       case 'import':
         if (rest.includes('--help') || rest.includes('-h')) {
           io.stdout.write(IMPORT_USAGE);

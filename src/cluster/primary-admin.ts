@@ -9,6 +9,7 @@ import type { AdminAccess } from '../admin/access.js';
 import { LIVENESS_PATH, READINESS_PATH } from '../config/paths.js';
 import type { AdminOperation, AdminResult } from '../admin/operation.js';
 import { operationRoute } from '../admin/operation-route.js';
+import { opsPageRoutes } from '../admin/ops-page/route.js';
 import { ADMIN_OPERATIONS, PROBE_METHODS } from '../admin/routes.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from '../admin/server.js';
 import { clusterReadinessOf, sendLiveness } from '../telemetry/health.js';
@@ -72,8 +73,11 @@ export function clusterAdminRoutes(
     [READINESS_PATH, { methods: PROBE_METHODS, handle: async (_req, res) => sendClusterReadiness(res, questions, timeouts.readinessMs) }],
     ['/metrics', metricsRoute(() => clusterExposition(questions, reports, timeouts.metricsMs))],
   ]);
-  const runner = (operation: AdminOperation, input: Record<string, unknown>) => runOnAWorker(questions, operation, input, timeouts.operationMs);
+  const runner = (operation: AdminOperation, input: Record<string, unknown>) =>
+    operation.combine ? runOnEveryWorker(questions, operation, input, timeouts.metricsMs) : runOnAWorker(questions, operation, input, timeouts.operationMs);
   for (const operation of operations) routes.set(operation.path, operationRoute(operation, access, runner));
+  // The page is the primary's own: it holds no data, and the reads it makes are gathered from every worker.
+  for (const [path, route] of opsPageRoutes(access)) routes.set(path, route);
   return routes;
 }
 
@@ -130,6 +134,16 @@ async function runOnAWorker(questions: WorkerQuestions, operation: AdminOperatio
       body: { error: `worker ${worker.pid ?? '?'} did not answer within ${timeoutMs} ms; the operation may have run, so check before retrying` },
     }
   );
+}
+
+/**
+ * A read whose answer is per process (counters, recent refusals, process state): every worker is asked at once and
+ * the operation merges what came back in time, as a scrape does; a silent worker is left out (and said to be).
+ */
+async function runOnEveryWorker(questions: WorkerQuestions, operation: AdminOperation, input: Record<string, unknown>, timeoutMs: number): Promise<AdminResult> {
+  const answers = await questions.askEach({ kind: 'operation', path: operation.path, input }, timeoutMs);
+  if (answers.length === 0) return { status: 503, body: { error: 'no worker is running to answer; retry in a moment' } };
+  return operation.combine!(answers.map(({ pid, answer }) => ({ pid, result: answer })), input);
 }
 
 function linkOf(worker: Worker, listening: ReadonlySet<number>): WorkerLink {

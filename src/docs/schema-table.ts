@@ -10,7 +10,8 @@ import { code, table } from './markdown.js';
  */
 
 export interface JsonSchema {
-  readonly type?: string;
+  /** One type, or several where zod writes a union of plain types as one node (`type: [number, string]`). */
+  readonly type?: string | readonly string[];
   readonly description?: string;
   readonly default?: unknown;
   readonly properties?: Readonly<Record<string, JsonSchema>>;
@@ -81,6 +82,7 @@ function accepts(node: JsonSchema): string {
   if (node.enum) return node.enum.map((value) => code(String(value))).join(', ');
   if (node.const !== undefined) return code(String(node.const));
   if (node.anyOf) return node.anyOf.map(accepts).join(' or ');
+  if (Array.isArray(node.type)) return (node.type as readonly string[]).map((type) => accepts({ ...node, type })).join(' or ');
   const object = objectBranch(node);
   if (object && collapses(object)) {
     const [first] = Object.values(object.properties ?? {});
@@ -117,7 +119,7 @@ const FORMATS: Readonly<Record<string, (node: JsonSchema) => string>> = {
 
 /** Bounds worth saying: none for the type's own limits. */
 function range(min: number | undefined, max: number | undefined, show: (n: number) => string, trivialMin = Number.NEGATIVE_INFINITY): string {
-  const low = min !== undefined && min > trivialMin ? min : undefined;
+  const low = min !== undefined && min > trivialMin && min > Number.MIN_SAFE_INTEGER ? min : undefined;
   const high = max !== undefined && max < Number.MAX_SAFE_INTEGER ? max : undefined;
   if (low !== undefined && high !== undefined) return `, ${show(low)} to ${show(high)}`;
   if (low !== undefined) return `, at least ${show(low)}`;

@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { parseAddress, type Address, type AddressRanges } from '../net/address-range.js';
 
 /**
@@ -9,8 +10,10 @@ import { parseAddress, type Address, type AddressRanges } from '../net/address-r
  * itself sits to the left of that and is never reached, so it cannot spoof
  * its way into an allowed range.
  */
-export function clientAddressOf(req: IncomingMessage, trustedProxies: AddressRanges): string {
-  const peer = req.socket.remoteAddress ?? '';
+export function clientAddressOf(req: IncomingMessage, trustedProxies: AddressRanges, response?: ServerResponse): string {
+  // A request whose body was cut short (a policy stopped it mid-stream) has let go of its socket; its response still holds it.
+  const socket = (req.socket as Socket | null) ?? response?.socket;
+  const peer = socket?.remoteAddress ?? '';
   let current = parseAddress(peer);
   if (!current) return peer;
   if (trustedProxies.isEmpty || !trustedProxies.contains(current)) return current.toString();

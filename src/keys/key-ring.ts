@@ -13,6 +13,15 @@ export interface KeyRingOptions {
   clock: Clock;
 }
 
+/** A published key, for the admin API: never its private half. */
+export interface KeyDescription {
+  readonly kid: string;
+  readonly alg: SigningAlgorithm;
+  readonly state: 'signing' | 'next' | 'retired';
+  readonly signsFrom: number;
+  readonly publishedUntil: number;
+}
+
 /** What `maintain` has to do at a given time. */
 export interface RingPlan {
   /** The keys still needed (signing, upcoming, or retired but still verifying). */
@@ -167,6 +176,24 @@ export class KeyRing {
     this.keys = Object.freeze(sorted);
     this.rebuildView();
     return true;
+  }
+
+  /**
+   * Every published key as an operator sees it: the one signing now, the next
+   * one (published ahead of its turn), and retired ones still verifying the
+   * tokens they signed; with when each signs from and until when it stays
+   * published (Infinity for the last key, which has no successor yet).
+   */
+  describe(): KeyDescription[] {
+    const now = this.options.clock.now();
+    const signing = this.keys.length > 0 ? this.selectSigningKey() : undefined;
+    return this.keys.map((key) => ({
+      kid: key.kid,
+      alg: key.alg,
+      state: key === signing ? 'signing' : key.signsFrom > now ? 'next' : 'retired',
+      signsFrom: key.signsFrom,
+      publishedUntil: this.publishedUntil(key),
+    }));
   }
 
   /** A key signs until its successor starts, and verifies for `retentionMs` after that. */

@@ -20,6 +20,7 @@ import { PolicyRuntime, type ReloadOutcome } from '../policies/runtime.js';
 import { createForwarder } from '../proxy/engine.js';
 import type { Forwarder, ForwarderOptions } from '../proxy/forward.js';
 import { Metrics } from '../telemetry/metrics.js';
+import { RecentRefusals } from '../telemetry/recent-refusals.js';
 import { accessTokensOf, issuerOf } from '../tokens/issuer.js';
 import { Drain } from './drain.js';
 import { Generations } from './generation.js';
@@ -98,9 +99,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const state = await buildState(config, clock, logger);
   const releases = new Releases();
   releases.add(() => state.store.close());
-  const policies = await PolicyRuntime.start({ config, apps: accounts.registry.apps, store: state.store, clock, logger, watch: options.watchPolicies ?? true }).catch(
+  const drain = new Drain(logger);
+  // Before the policies: each compiled policy counts into its series, kept here across reloads.
+  let inForce: PolicyRuntime | undefined;
+  const metrics = new Metrics({ store: state.store, keyRing: state.keyRing, shutdown: drain, policies: () => inForce?.current.policies.values() ?? [] });
+  const figures = (name: string, kind: string) => metrics.policySeries(name, kind);
+  const policies = await PolicyRuntime.start({ config, apps: accounts.registry.apps, store: state.store, clock, logger, watch: options.watchPolicies ?? true, figures }).catch(
     (error: unknown) => releases.failStart(error),
   );
+  inForce = policies;
   releases.add(() => policies.close());
   if (options.listenWhenReady) {
     state.connect();
@@ -108,9 +115,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   }
   const listeners = await openClientListeners(config, tls, (server) => releases.add(() => server.close())).catch((error: unknown) => releases.failStart(error));
   const issuer = issuerOf(config, `http://${hostForUrl(config.listen.host)}:${listeners.port}`);
-  const drain = new Drain(logger);
-  const metrics = new Metrics({ store: state.store, keyRing: state.keyRing, shutdown: drain });
   const rotation = startRotation(state.keeper, state.keyRing, clock, metrics, logger);
+  const refusals = new RecentRefusals();
   const shared = {
     clock,
     issuer,
@@ -122,6 +128,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     logger,
     policies,
     metrics,
+    refusals,
     shutdown: drain,
   };
   const generations = new Generations(shared, config, accounts.registry, options.createForwarder ?? createForwarder, () => drain.inFlightDone());

@@ -45,4 +45,10 @@ export class AddressRanges {
   contains(address: Address): boolean {
     return this.ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
   }
+
+  /** The first range holding `address`, written as a CIDR (`10.20.0.0/16`); for messages, not for the request path. */
+  firstHolding(address: Address): string | undefined {
+    const range = this.ranges.find(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+    return range && `${range[0].toString()}/${range[1]}`;
+  }
 }

@@ -2,8 +2,9 @@ import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Exchange } from '../http/exchange.js';
 import { RequestBody } from '../http/request-body.js';
-import { enforce } from '../policies/enforce.js';
+import { enforce, type WouldRefuse } from '../policies/enforce.js';
 import { openPolicies } from './policy-phase.js';
+import { reportWouldRefuse } from './policy-verdicts.js';
 import type { Served } from './served.js';
 
 /**
@@ -29,12 +30,13 @@ export async function runPhases<A>(ctx: GatewayContext, exchange: Exchange, serv
   let authenticated: Promise<A> | undefined;
   const authenticate = () => (authenticated ??= served.authenticate(ctx, exchange));
   const policies = openPolicies(ctx, exchange, routingPath, served.caller(ctx, exchange, authenticate));
-  await enforce(served.policies(policies.set), policies.request);
+  const wouldRefuse: WouldRefuse = (policy, rejection) => reportWouldRefuse(ctx, exchange, policy, rejection);
+  await enforce(served.policies(policies.set), policies.request, wouldRefuse);
   const { methods } = served;
   if (methods && !methods.includes(exchange.req.method ?? '')) {
     throw new GatewayError('METHOD_NOT_ALLOWED', { detail: `${exchange.req.method}`, headers: { Allow: methods.join(', ') } });
   }
   const caller = await authenticate();
-  if (exchange.clientId !== undefined) await enforce(policies.set.forApp(exchange.clientId), policies.request);
+  if (exchange.clientId !== undefined) await enforce(policies.set.forApp(exchange.clientId), policies.request, wouldRefuse);
   await served.serve(ctx, exchange, caller);
 }

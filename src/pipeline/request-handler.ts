@@ -14,6 +14,7 @@ import { routingPathOf } from '../proxy/safe-path.js';
 import { completeExchange } from './access-log.js';
 import { ENDPOINTS } from './endpoints.js';
 import { runPhases } from './phases.js';
+import { recordRefusal } from './policy-verdicts.js';
 import { servedRoute } from './route.js';
 import type { Served } from './served.js';
 
@@ -64,7 +65,7 @@ function openExchange(req: IncomingMessage, res: ServerResponse, config: Gateway
   // Until the phases know what serves the request (and its body limit); a refusal before that reads no body.
   const body = new RequestBody(req, config.limits.body_size);
   let address: string | undefined;
-  const clientAddress = () => (address ??= clientAddressOf(req, config.trusted_proxies));
+  const clientAddress = () => (address ??= clientAddressOf(req, config.trusted_proxies, res));
   return { req, res, requestId, path: pathOf(req.url), format: preferredFormat(req), startedAt: process.hrtime.bigint(), clientAddress, body };
 }
 
@@ -93,6 +94,8 @@ function reject(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
     gatewayError = new GatewayError('INTERNAL_ERROR', { detail: 'unexpected failure', cause: error });
   }
   exchange.error = gatewayError;
+  // Now, while the connection is there to say who the client is (a body cut mid-stream closes it once answered).
+  if (gatewayError.policy !== undefined) recordRefusal(ctx, exchange);
   const oauth = ENDPOINTS.get(exchange.path)?.oauthErrors ?? false;
   renderError(exchange.res, gatewayError, { requestId: exchange.requestId, format: exchange.format, oauth });
 }

@@ -1,31 +1,63 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import { StreamRejection, type CompiledPolicy, type PolicyRequest } from './policy.js';
+import { StreamRejection, type CompiledPolicy, type PolicyRequest, type Rejection, type Verdict } from './policy.js';
+
+/** Told of each refusal of a report-only policy, for the log and the recent refusals; the request goes on. */
+export type WouldRefuse = (policy: CompiledPolicy, rejection: Rejection) => void;
 
 /**
- * Runs a chain in order and stops at the first refusal, which becomes the
- * gateway's one error type (rendered in one place, with the spec's message).
- * The policy's name goes to the log, never to the client: as `policy` when
- * the policy refused, and in the detail for anything that failed while its
- * check ran.
+ * Runs a chain in order and stops at the first refusal of an enforcing
+ * policy, which becomes the gateway's one error type (rendered in one place,
+ * with the spec's message). A report-only policy (`mode: report`) runs the
+ * same check; its refusal is counted and told to `wouldRefuse`, and the next
+ * policy runs, so an enforcing refusal after it still refuses. The policy's
+ * name goes to the log, never to the client: as `policy` when the policy
+ * refused, and in the detail for anything that failed while its check ran.
+ *
+ * Each policy's figures count the evaluation and its time: one clock reading
+ * per policy (the end of one is the start of the next), none for an empty chain.
  */
-export async function enforce(chain: readonly CompiledPolicy[], request: PolicyRequest): Promise<void> {
+export async function enforce(chain: readonly CompiledPolicy[], request: PolicyRequest, wouldRefuse: WouldRefuse): Promise<void> {
+  if (chain.length === 0) return;
+  let mark = performance.now();
   for (const policy of chain) {
-    let verdict;
+    let verdict: Verdict;
     try {
       verdict = await policy.check(request);
     } catch (error) {
-      // A streaming check stops a body by throwing its refusal. Anything else
-      // failed in what the check consulted (a Bearer token that does not
-      // verify, an oversized body): not the policy's verdict, so no `policy`,
-      // but the detail still says where it happened.
-      if (error instanceof GatewayError) {
-        const own = error instanceof StreamRejection ? { policy: policy.name, policyKind: policy.kind } : {};
-        throw new GatewayError(error.code, { detail: `policy ${policy.name}: ${error.detail ?? ''}`, headers: error.headers, cause: error, ...own });
-      }
-      throw error;
+      policy.figures.evaluated((performance.now() - mark) / 1000);
+      throw refusalOf(policy, error);
     }
-    if (verdict) {
-      throw new GatewayError(verdict.code, { detail: `policy ${policy.name}: ${verdict.detail}`, headers: verdict.headers, policy: policy.name, policyKind: policy.kind });
+    const now = performance.now();
+    policy.figures.evaluated((now - mark) / 1000);
+    mark = now;
+    if (verdict === undefined) continue;
+    if (policy.mode === 'report') {
+      policy.figures.wouldRefuse();
+      wouldRefuse(policy, verdict);
+      // What reporting costs is not the next policy's.
+      mark = performance.now();
+      continue;
     }
+    policy.figures.refused();
+    throw new GatewayError(verdict.code, { detail: `policy ${policy.name}: ${verdict.detail}`, headers: verdict.headers, policy: policy.name, policyKind: policy.kind });
   }
+}
+
+/**
+ * A check's throw. A streaming check stops a body by throwing its refusal
+ * (a report-only one must not: see StreamRejection); it is counted as the
+ * policy's refusal. Anything else failed in what the check consulted (a
+ * Bearer token that does not verify, an oversized body): not the policy's
+ * verdict, so no `policy`, but the detail still says where it happened.
+ */
+function refusalOf(policy: CompiledPolicy, error: unknown): unknown {
+  if (!(error instanceof GatewayError)) return error;
+  const own = error instanceof StreamRejection;
+  if (own) policy.figures.refused();
+  return new GatewayError(error.code, {
+    detail: `policy ${policy.name}: ${error.detail ?? ''}`,
+    headers: error.headers,
+    cause: error,
+    ...(own ? { policy: policy.name, policyKind: policy.kind } : {}),
+  });
 }

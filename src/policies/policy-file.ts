@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ConfigError, keyPath, type ConfigIssue } from '../config/errors.js';
 import { lineOfKey, loadYamlFile } from '../config/yaml-file.js';
 import { POLICY_KINDS } from './kinds.js';
-import type { PolicyKind } from './policy.js';
+import type { PolicyKind, PolicyMode } from './policy.js';
 
 const KIND_BY_NAME: ReadonlyMap<string, PolicyKind> = new Map(POLICY_KINDS.map((kind) => [kind.kind, kind as PolicyKind]));
 
@@ -12,6 +12,7 @@ const KIND_BY_NAME: ReadonlyMap<string, PolicyKind> = new Map(POLICY_KINDS.map((
 export interface PolicyDefinition {
   readonly name: string;
   readonly kind: PolicyKind;
+  readonly mode: PolicyMode;
   readonly settings: unknown;
   /** Where it was defined, for messages that point at it. */
   readonly file: string;
@@ -39,7 +40,7 @@ const policyEntry = z.unknown().transform((value, ctx) => {
     for (const issue of parsed.error.issues) ctx.addIssue({ ...issue });
     return z.NEVER;
   }
-  return { kind, settings: parsed.data as { name: string } };
+  return { kind, settings: parsed.data as { name: string; mode: PolicyMode } };
 });
 
 export const policyFileSchema = z.strictObject({
@@ -70,7 +71,7 @@ export async function readPolicyFolder(folder: string): Promise<PolicyDefinition
           continue;
         }
         definedIn.set(settings.name, file);
-        definitions.push({ name: settings.name, kind, settings, file, index });
+        definitions.push({ name: settings.name, kind, mode: settings.mode, settings, file, index });
       }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

@@ -1,5 +1,6 @@
 import { ConfigError, keyPath, type ConfigIssue } from '../config/errors.js';
 import { lineOfKey } from '../config/yaml-file.js';
+import { uncounted, type FiguresOf } from './figures.js';
 import type { PolicyDefinition } from './policy-file.js';
 import type { CompiledPolicy, CompileDeps } from './policy.js';
 
@@ -37,11 +38,14 @@ export class PolicySet {
 
   static readonly empty = new PolicySet(new Map(), new Map(), new Map(), new Map());
 
-  /** Compiles every definition and resolves every attachment; unknown names are reported where they were written. */
-  static async build(definitions: readonly PolicyDefinition[], attachments: PolicyAttachments, deps: CompileDeps): Promise<PolicySet> {
+  /**
+   * Compiles every definition and resolves every attachment; unknown names are reported where they were written.
+   * `figures` gives each policy its counts (the gateway's metrics); by default nothing counts.
+   */
+  static async build(definitions: readonly PolicyDefinition[], attachments: PolicyAttachments, deps: CompileDeps, figures: FiguresOf = uncounted): Promise<PolicySet> {
     const policies = new Map<string, CompiledPolicy>();
-    for (const { name, kind, settings } of definitions) {
-      policies.set(name, Object.freeze({ name, kind: kind.kind, check: kind.compile(settings, deps) }));
+    for (const { name, kind, mode, settings } of definitions) {
+      policies.set(name, Object.freeze({ name, kind: kind.kind, mode, check: kind.compile(settings, deps), figures: figures(name, kind.kind) }));
     }
     const issues: ConfigIssue[] = [];
     const resolve = async (reference: PolicyReference, withDefaults: boolean): Promise<Chain> => {
@@ -80,6 +84,11 @@ export class PolicySet {
   /** The application's own, run once the client is known. */
   forApp(clientId: string): Chain {
     return this.appChains.get(clientId) ?? NONE;
+  }
+
+  /** Every resolved chain by where it is attached, for the operator's views (the admin API, the dry run). */
+  chains(): { readonly endpoints: ReadonlyMap<string, Chain>; readonly routes: ReadonlyMap<string, Chain>; readonly apps: ReadonlyMap<string, Chain> } {
+    return { endpoints: this.endpointChains, routes: this.routeChains, apps: this.appChains };
   }
 }
 

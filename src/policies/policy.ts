@@ -7,6 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestBody } from '../http/request-body.js';
 import type { RateLimiterSettings } from '../store/types.js';
 import { POLICY_NAME } from '../config/fields.js';
+import type { PolicyFigures } from './figures.js';
 
 /**
  * What a policy may look at. Everything is computed at most once per request
@@ -43,11 +44,21 @@ export type Verdict = Rejection | undefined;
  * A check's own refusal, thrown instead of returned because it stops a body
  * mid-read. `enforce` counts it as the policy's verdict, unlike a failure of
  * something the check consulted (the Bearer token it asked for, the body
- * limit), which refuses the request as that failure.
+ * limit), which refuses the request as that failure. A check compiled in
+ * `mode: report` must not throw it: a cut body cannot go on upstream, so it
+ * keeps its finding, lets the read finish and returns it as its verdict.
  */
 export class StreamRejection extends GatewayError {}
 
-export type PolicyCheck = (request: PolicyRequest) => Verdict | Promise<Verdict>;
+/**
+ * Told why a check let a request through (which rule allowed the address,
+ * which window is open), for the dry run (`token-gateway policy test`); the
+ * gateway never passes one, so a check only builds the sentence when asked.
+ * Why it refused is its verdict's `detail`.
+ */
+export type Explain = (reason: string) => void;
+
+export type PolicyCheck = (request: PolicyRequest, explain?: Explain) => Verdict | Promise<Verdict>;
 
 /** What compiling a policy may use. Nothing here is per request. */
 export interface CompileDeps {
@@ -66,6 +77,10 @@ export interface PolicyKind<S extends z.ZodType = z.ZodType> {
   compile(settings: z.output<S>, deps: CompileDeps): PolicyCheck;
 }
 
+/** `report` is shadow mode (AWS WAF's Count, ModSecurity's DetectionOnly, Envoy's shadow_rules). */
+export const POLICY_MODES = ['enforce', 'report'] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
+
 /** The keys every policy has, whatever its kind. */
 export const policyFields = <K extends string>(kind: K) => ({
   name: z
@@ -74,11 +89,21 @@ export const policyFields = <K extends string>(kind: K) => ({
     .describe('How routes, defaults and apps refer to the policy; unique across all policy files.'),
   kind: z.literal(kind).describe('The kind of policy, which decides the other keys.'),
   description: z.string().optional().describe('Free text for operators; not used by the gateway.'),
+  mode: z
+    .enum(POLICY_MODES, { error: (issue) => `expected enforce or report, got ${JSON.stringify(issue.input)}` })
+    .default('enforce')
+    .describe(
+      '`enforce` refuses what the policy refuses. `report` (shadow mode) runs it fully, logs and counts what it would refuse, ' +
+        'and lets the request through to the next policy.',
+    ),
 });
 
 /** One compiled policy, immutable; a reload builds new ones. */
 export interface CompiledPolicy {
   readonly name: string;
   readonly kind: string;
+  readonly mode: PolicyMode;
   readonly check: PolicyCheck;
+  /** Its counts, kept by the metrics across reloads. */
+  readonly figures: PolicyFigures;
 }

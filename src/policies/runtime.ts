@@ -7,6 +7,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { RateLimiterSettings, Store } from '../store/types.js';
 import { attachmentsOf } from './attachments.js';
+import { uncounted, type FiguresOf } from './figures.js';
 import type { CompileDeps } from './policy.js';
 import { readPolicyFolder } from './policy-file.js';
 import { PolicySet } from './policy-set.js';
@@ -19,6 +20,8 @@ export interface PolicyRuntimeOptions {
   readonly logger: Logger;
   /** Watch the folder and reload on change (SIGHUP is wired by `serve`). */
   readonly watch: boolean;
+  /** Each policy's counts by name and kind, kept across reloads (the gateway's metrics); none by default. */
+  readonly figures?: FiguresOf;
 }
 
 export type ReloadOutcome = { readonly ok: true; readonly policies: number } | { readonly ok: false; readonly issues: readonly string[] };
@@ -124,7 +127,7 @@ export class PolicyRuntime {
   private async build({ config, apps }: Pick<PolicyRuntimeOptions, 'config' | 'apps'> = this.options): Promise<PolicySet> {
     const used = new Set<string>();
     const definitions = await readPolicyFolder(config.policies.folder);
-    const set = await PolicySet.build(definitions, attachmentsOf(config, apps), this.compileDeps(used));
+    const set = await PolicySet.build(definitions, attachmentsOf(config, apps), this.compileDeps(used), this.options.figures ?? uncounted);
     // Counters of policies that are gone (or whose rate changed) are dropped with the set that used them.
     for (const key of this.limiters.keys()) if (!used.has(key)) this.limiters.delete(key);
     return set;

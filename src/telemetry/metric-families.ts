@@ -56,6 +56,25 @@ export class CounterFamily<L extends string> {
     });
   }
 
+  /**
+   * Exports the same series under a second name as well (a metric renamed, its
+   * old name kept for the dashboards that use it): read at scrape time, so it
+   * costs the request path nothing.
+   */
+  exportAs(registry: Registry, { name, help }: { readonly name: string; readonly help: string }): void {
+    const all = this.byKey;
+    new Counter({
+      name,
+      help,
+      labelNames: this.options.labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const series of all.values()) this.inc(series.labels, series.value);
+      },
+    });
+  }
+
   /** The series of these labels, created (at zero, so that it is exported before its first event) on first use. */
   series(labels: Readonly<Record<L, string>>): CounterSeries<L> {
     const key = keyOf(this.options.labelNames, labels);

@@ -6,6 +6,7 @@ import type { RotationTrigger } from '../keys/rotation.js';
 import type { Store } from '../store/types.js';
 import { readinessOf, type ShutdownState } from './health.js';
 import { CounterFamily, HistogramFamily, type CounterSeries, type HistogramSeries } from './metric-families.js';
+import { PolicyFamilies, POLICY_METRICS, type PolicySeries, type PolicyTotals } from './policy-series.js';
 
 /** What a scrape answers: the exposition text and the Content-Type its registry states. */
 export interface Exposition {
@@ -18,6 +19,18 @@ export interface MetricsSources {
   readonly store: Store;
   readonly keyRing: KeyRing;
   readonly shutdown: ShutdownState;
+  /** The policies in force, for the gauge that says which run in report mode; read at scrape time. */
+  readonly policies?: () => Iterable<{ readonly name: string; readonly kind: string; readonly mode: string }>;
+}
+
+/** One route's requests as the operations page charts them: totals, whose rates the page computes between two reads. */
+export interface RouteTraffic {
+  readonly route: string;
+  readonly requests: number;
+  /** Answered with a 4xx of the gateway's own (a policy, a credential, a limit); an upstream's 4xx is not counted here. */
+  readonly refused: number;
+  /** Answered with a 5xx, the gateway's or the upstream's. */
+  readonly failed: number;
 }
 
 /** What a revocation revoked: a whole grant (refresh token), one access token, or nothing it knew (the endpoint's 200 anyway, RFC 7009 2.2). */
@@ -54,6 +67,8 @@ type RequestLabels = 'route' | 'method' | 'status';
 /** The hot path's series of one route, found with one map lookup per request. */
 class RouteSeries {
   readonly duration: HistogramSeries;
+  /** Answers the gateway refused itself (4xx), for the operations page; counted on the error path only. */
+  refused = 0;
   private upstreamSeries: HistogramSeries | undefined;
   private readonly byMethod = new Map<string, Map<number, CounterSeries>>();
 
@@ -69,6 +84,19 @@ class RouteSeries {
   /** Created on the first forwarded call, so that the OAuth endpoints have no empty upstream series. */
   get upstream(): HistogramSeries {
     return (this.upstreamSeries ??= this.upstreamFamily.series({ route: this.route }));
+  }
+
+  /** Requests answered, and how many of them with a 5xx: read from the request counters, not counted twice. */
+  totals(): { requests: number; failed: number } {
+    let requests = 0;
+    let failed = 0;
+    for (const byStatus of this.byMethod.values()) {
+      for (const [status, series] of byStatus) {
+        requests += series.value;
+        if (status >= 500) failed += series.value;
+      }
+    }
+    return { requests, failed };
   }
 
   requestsOf(method: string, status: number): CounterSeries {
@@ -97,7 +125,7 @@ export class Metrics {
   private readonly revoked: CounterFamily<'token_type' | 'reason'>;
   private readonly refreshRetries = new Map<RefreshRetryOutcome, CounterSeries>();
   private readonly failures = new Map<ErrorCode, CounterSeries>();
-  private readonly policyRejections: CounterFamily<'policy' | 'kind'>;
+  private readonly policyFamilies: PolicyFamilies;
   private readonly rotations = new Map<RotationTrigger, CounterSeries>();
   private readonly routes = new Map<string, RouteSeries>();
 
@@ -144,11 +172,7 @@ export class Metrics {
     for (const [code, entry] of Object.entries(catalogue) as Array<[ErrorCode, (typeof catalogue)[ErrorCode]]>) {
       this.failures.set(code, failures.series({ error_code: code, status: String(entry.status) }));
     }
-    this.policyRejections = new CounterFamily(own, {
-      name: 'token_gateway_policy_rejections_total',
-      help: 'Requests refused by a policy, by policy name and kind.',
-      labelNames: ['policy', 'kind'],
-    });
+    this.policyFamilies = new PolicyFamilies(own);
     const rotations = new CounterFamily(own, {
       name: 'token_gateway_key_rotations_total',
       help: 'Changes this instance made to the shared key ring, by trigger: schedule (next key published, retired key dropped) or admin (rotate now).',
@@ -169,9 +193,26 @@ export class Metrics {
     const { forwardedAt, upstreamRespondedAt, error } = exchange;
     if (forwardedAt !== undefined && upstreamRespondedAt !== undefined) route.upstream.observe(Number(upstreamRespondedAt - forwardedAt) / 1e9);
     if (!error) return;
+    if (status < 500) route.refused++;
+    // A policy's refusals are counted by the policy itself, as it refuses (PolicySeries).
     this.failures.get(error.code)?.inc();
-    // The kind is the refusing policy's in the set the request ran under (a reload since then does not change it).
-    if (error.policy !== undefined) this.policyRejections.series({ policy: error.policy, kind: error.policyKind ?? 'unknown' }).inc();
+  }
+
+  /**
+   * The figures of a policy by name and kind: the same object across reloads,
+   * so that a policy keeps its counts through an edit of its file or its mode.
+   */
+  policySeries(name: string, kind: string): PolicySeries {
+    return this.policyFamilies.seriesOf(name, kind);
+  }
+
+  policyTotals(name: string, kind: string): PolicyTotals {
+    return this.policyFamilies.totalsOf(name, kind);
+  }
+
+  /** Every route's totals since start, in the order the routes were first seen. */
+  traffic(): RouteTraffic[] {
+    return [...this.routes.entries()].map(([route, series]) => ({ route, ...series.totals(), refused: series.refused }));
   }
 
   tokensIssued(grantType: string): void {
@@ -225,6 +266,19 @@ function registerGauges(registry: Registry, sources: MetricsSources): void {
   );
   gauge('token_gateway_revocation_list_size', 'Entries in the revocation list (revoked access tokens and grants not yet expired).', 'max', () => sources.store.revocations.size);
   gauge('token_gateway_signing_keys', 'Keys in the key ring: the signing one, the next one, and retired ones still verifying.', 'max', () => sources.keyRing.list().length);
+  const { policies } = sources;
+  if (!policies) return;
+  new Gauge({
+    name: POLICY_METRICS.reportMode,
+    help: 'Per policy in force: 1 when it runs in report mode (counts what it would refuse, refuses nothing), 0 when it enforces.',
+    labelNames: ['policy', 'kind'],
+    registers: [registry],
+    aggregator: 'max',
+    collect() {
+      this.reset();
+      for (const { name, kind, mode } of policies()) this.set({ policy: name, kind }, mode === 'report' ? 1 : 0);
+    },
+  });
 }
 
 let processRegistry: Registry | undefined;

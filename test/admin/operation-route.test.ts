@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminAccess } from '../../src/admin/access.js';
 import type { AdminOperation } from '../../src/admin/operation.js';
@@ -84,5 +85,43 @@ describe('an admin operation over HTTP', () => {
       expect(response.status).toBe(status);
       if (status === 401) expect(JSON.stringify(await response.json())).toContain('admin token missing or wrong');
     });
+  });
+
+  /** A GET with the Host header a client chose (fetch would send the URL's own). */
+  const withHost = (server: string, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const { hostname, port } = new URL(servers[server]!.url);
+      const req = request({ hostname, port, path: '/admin/v1/echo-GET', headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it.each([
+    ['localhost:9901', 202],
+    ['127.0.0.1', 202],
+    ['127.1.2.3:80', 202],
+    ['[::1]:9901', 202],
+    ['gateway.localhost:9901', 202],
+    ['attacker.example:9901', 403],
+    ['10.0.0.5:9901', 403],
+    ['127.0.0.1.attacker.example', 403],
+  ])('without a token, serves Host %s with %i: a page that reached loopback by DNS rebinding names its own host', async (host, status) => {
+    expect(await withHost('loopback', host)).toBe(status);
+  });
+
+  it('with a token, the token decides, whatever the Host', async () => {
+    const { hostname, port } = new URL(servers.token!.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ hostname, port, path: '/admin/v1/echo-GET', headers: { host: 'gateway.internal:9901', authorization: `Bearer ${TOKEN}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(202);
   });
 });

@@ -12,9 +12,14 @@ describe("a gateway's admin routes", () => {
   });
   afterAll(() => tg.close());
 
-  it('lists the three admin API operations once each', () => {
+  it('lists the admin API operations once each', () => {
     expect(ADMIN_OPERATIONS.map((operation) => `${operation.method} ${operation.path}`).sort()).toEqual([
       'GET /admin/v1/grants',
+      'GET /admin/v1/keys',
+      'GET /admin/v1/policies',
+      'GET /admin/v1/refusals/recent',
+      'GET /admin/v1/status',
+      'GET /admin/v1/traffic',
       'POST /admin/v1/keys/rotate',
       'POST /admin/v1/revocations',
     ]);

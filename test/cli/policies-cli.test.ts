@@ -41,6 +41,7 @@ describe('token-gateway check: policies', () => {
   it.each([
     ['an unknown kind', { 'a.yaml': 'policies:\n  - name: a\n    kind: rate-limit\n' }, /a\.yaml:3: policies\[0\]\.kind: unknown kind "rate-limit"; expected one of regex-protection, json-threat, spike-arrest, ip-range, time-of-day/],
     ['an unknown key', { 'a.yaml': 'policies:\n  - name: a\n    kind: spike-arrest\n    rate: 5ps\n    rat: 6ps\n' }, /a\.yaml:5: policies\[0\]\.rat: unknown key/],
+    ['a mode that is neither enforce nor report', { 'a.yaml': 'policies:\n  - name: a\n    kind: spike-arrest\n    rate: 5ps\n    mode: shadow\n' }, /a\.yaml:5: policies\[0\]\.mode: expected enforce or report, got "shadow"/],
     ['a bad rate', { 'a.yaml': 'policies:\n  - name: a\n    kind: spike-arrest\n    rate: 5 per second\n' }, /a\.yaml:4: policies\[0\]\.rate: expected a rate like 30ps or 600pm/],
     ['a pattern RE2 cannot run', { 'a.yaml': 'policies:\n  - name: a\n    kind: regex-protection\n    patterns:\n      - { name: p, pattern: "(a)\\\\1" }\n' }, /a\.yaml:5: policies\[0\]\.patterns\[0\]\.pattern: /],
     ['a bad time zone', { 'a.yaml': 'policies:\n  - name: a\n    kind: time-of-day\n    time_zone: Mars/Olympus\n    windows: [{ days: [mon], from: "08:00", to: "09:00" }]\n' }, /a\.yaml:4: policies\[0\]\.time_zone: /],

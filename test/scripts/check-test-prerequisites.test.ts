@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BINARIES, minimumNode, missingPrerequisites } from '../../scripts/check-test-prerequisites.mjs';
+import { BINARIES, chromiumPath, minimumNode, missingPrerequisites } from '../../scripts/check-test-prerequisites.mjs';
 
 const SCRIPT = resolve('scripts/check-test-prerequisites.mjs');
 const folders: string[] = [];
@@ -22,7 +22,8 @@ function pathWithout(without: string | undefined): string {
 }
 
 /** Runs the checker as `npm test` does (its pretest step), with `path` as PATH. */
-const check = (path: string) => spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, PATH: path } });
+// CHROMIUM_PATH names a file that is there (node itself), so that only what a test takes away is missing.
+const check = (path: string, chromium = process.execPath) => spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, PATH: path, CHROMIUM_PATH: chromium } });
 
 describe('scripts/check-test-prerequisites.mjs (the first step of npm test)', () => {
   it('says nothing and exits 0 when every prerequisite is there', () => {
@@ -37,6 +38,19 @@ describe('scripts/check-test-prerequisites.mjs (the first step of npm test)', ()
     const outcome = check(pathWithout(binary));
     expect(outcome.status).toBe(1);
     expect(outcome.stderr).toBe(`${line}\n`);
+  });
+
+  it('exits 1 naming chromium, where it is looked for and how to install it, when it is not there', () => {
+    const outcome = check(pathWithout(undefined), join(tmpdir(), 'no-such-folder', 'chromium'));
+    expect(outcome.status).toBe(1);
+    expect(outcome.stderr).toBe(
+      `npm test needs chromium at ${join(tmpdir(), 'no-such-folder', 'chromium')}, the operations page test drives it headless (Debian: apt-get install chromium, or set CHROMIUM_PATH); .ci/run installs it\n`,
+    );
+  });
+
+  it("looks for Debian's chromium unless CHROMIUM_PATH says otherwise", () => {
+    expect(chromiumPath({})).toBe('/usr/bin/chromium');
+    expect(chromiumPath({ CHROMIUM_PATH: '/opt/chromium/chrome' })).toBe('/opt/chromium/chrome');
   });
 
   it('names every missing binary at once', () => {
@@ -56,7 +70,7 @@ describe('scripts/check-test-prerequisites.mjs (the first step of npm test)', ()
     ['v20.19.0', true],
     ['v22.1.0', true],
   ])('on Node %s, ok: %s', (nodeVersion, ok) => {
-    const problems = missingPrerequisites({ nodeVersion, path: pathWithout(undefined) });
+    const problems = missingPrerequisites({ nodeVersion, path: pathWithout(undefined), chromium: process.execPath });
     expect(problems).toEqual(ok ? [] : [`npm test needs Node >= 20.18.1 (package.json engines), and this is ${nodeVersion}: install Node 20 LTS or later`]);
   });
 });

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { readBundle, type Bundle } from './bundle.js';
+import { BundleError, readBundle, type Bundle } from './bundle.js';
 import { attachmentsOfBundle, type Attachment } from './endpoints.js';
 import { ourName } from './names.js';
 import type { PolicyEntry } from './policies/translation.js';
@@ -31,6 +31,7 @@ export async function importApigee(sources: readonly string[]): Promise<ApigeeIm
   const report = new ImportReport();
   const bundles: Bundle[] = [];
   for (const source of sources) bundles.push(await readBundle(source));
+  refuseSameNames(bundles);
   const scopes = bundles.map((bundle): BundleScope => ({ bundle, policies: readPolicies(bundle, report), translated: new Map() }));
   const context: StepContext = { report, sharedFlows: sharedFlowsOf(scopes, report) };
 
@@ -51,6 +52,22 @@ export async function importApigee(sources: readonly string[]): Promise<ApigeeIm
     }
   }
   return { files: policyFiles(scopes), attachments: gateway, report };
+}
+
+/**
+ * A bundle's name qualifies its policies' names and names its file, so two
+ * bundles of one name (two revisions of a proxy, say) would write one file
+ * and one set of names: the second's policies silently replacing the
+ * first's. Letter case aside too, since the files may land on a file system
+ * that ignores it.
+ */
+function refuseSameNames(bundles: readonly Bundle[]): void {
+  const seen = new Map<string, Bundle>();
+  for (const bundle of bundles) {
+    const earlier = seen.get(bundle.name.toLowerCase());
+    if (earlier) throw new BundleError(`${earlier.source} and ${bundle.source} are both the bundle "${bundle.name}": their policies and files would have the same names; import one of them`);
+    seen.set(bundle.name.toLowerCase(), bundle);
+  }
 }
 
 function sharedFlowsOf(scopes: readonly BundleScope[], report: ImportReport): Map<string, SharedFlow> {

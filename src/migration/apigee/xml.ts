@@ -23,11 +23,12 @@ const ELEMENT_NODE = 1;
  */
 export function parseXml(text: string, file: string): Element {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new BundleXmlError(file, lineOfText(text, /<!DOCTYPE|<!ENTITY/i), 'a DOCTYPE or ENTITY declaration (refused: bundles need none)');
-  let warning: string | undefined;
+  let first: { message: string; line: number | undefined } | undefined;
   const parser = new DOMParser({
-    onError: (level, message) => {
+    onError: (level, message, context: { locator?: { lineNumber?: number } } | undefined) => {
       if (level === 'warning') return;
-      warning ??= message;
+      // xmldom 0.9 puts the position in the context's locator, not in the message.
+      first ??= { message, line: context?.locator?.lineNumber };
       throw new Error(message);
     },
   });
@@ -35,8 +36,8 @@ export function parseXml(text: string, file: string): Element {
   try {
     root = parser.parseFromString(text, 'text/xml').documentElement;
   } catch (error) {
-    const message = warning ?? (error instanceof Error ? error.message : String(error));
-    throw new BundleXmlError(file, lineOfMessage(message), `not well-formed XML: ${message.split('\n')[0] ?? message}`);
+    const message = first?.message ?? (error instanceof Error ? error.message : String(error));
+    throw new BundleXmlError(file, first?.line, `not well-formed XML: ${message.split('\n')[0] ?? message}`);
   }
   if (!root) throw new BundleXmlError(file, undefined, 'no root element');
   return root;
@@ -45,11 +46,6 @@ export function parseXml(text: string, file: string): Element {
 const lineOfText = (text: string, pattern: RegExp): number | undefined => {
   const at = text.search(pattern);
   return at < 0 ? undefined : text.slice(0, at).split('\n').length;
-};
-
-const lineOfMessage = (message: string): number | undefined => {
-  const match = /line:?\s*(\d+)/i.exec(message);
-  return match ? Number(match[1]) : undefined;
 };
 
 /** The element's child elements, optionally only those of one name. */

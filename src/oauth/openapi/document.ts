@@ -20,7 +20,7 @@ import type { JsonSchema, OpenApiObject } from './types.js';
  * this file in src/ and in dist/ (the image keeps it beside dist/). Read when
  * the document is built, so that a missing file costs the version, not the start.
  */
-function releaseVersion(): string {
+export function releaseVersion(): string {
   try {
     return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {

@@ -1,5 +1,5 @@
 import { parseAddress } from '../../net/address-range.js';
-import type { PolicyKind, Rejection } from '../policy.js';
+import type { Explain, PolicyKind, Rejection } from '../policy.js';
 import { ipRangeSchema } from './schema.js';
 
 const MAX_REMEMBERED_ADDRESSES = 10_000;
@@ -17,16 +17,22 @@ export const ipRange: PolicyKind<typeof ipRangeSchema> = {
   compile({ rules, default: fallback }) {
     // The verdict depends on the address alone; most traffic comes from few addresses (clients, balancers).
     const verdicts = new Map<string, Rejection | undefined>();
-    const decide = (text: string): Rejection | undefined => {
+    const decide = (text: string, explain?: Explain): Rejection | undefined => {
       const address = parseAddress(text);
       if (!address) return forbidden(`client address "${text}" is not an IP address`);
       const index = rules.findIndex((rule) => rule.ranges.contains(address));
-      const action = index < 0 ? fallback : rules[index]?.action;
-      if (action === 'allow') return undefined;
-      return forbidden(`${address.toString()} denied by ${index < 0 ? 'the default action' : `rule ${index + 1}`}`);
+      const rule = rules[index];
+      const decidedBy = rule ? `rule ${index + 1} (${rule.ranges.firstHolding(address) ?? ''})` : 'the default action';
+      if ((rule?.action ?? fallback) === 'allow') {
+        explain?.(`${address.toString()} allowed by ${decidedBy}`);
+        return undefined;
+      }
+      return forbidden(`${address.toString()} denied by ${decidedBy}`);
     };
-    return (request) => {
+    return (request, explain) => {
       const text = request.clientAddress;
+      // The dry run asks why: decided afresh, the memo left as it is.
+      if (explain) return decide(text, explain);
       if (verdicts.has(text)) return verdicts.get(text);
       const verdict = decide(text);
       // Bounded: a flood of distinct addresses starts the memo over instead of growing it.

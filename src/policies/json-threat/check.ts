@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
 import { StreamRejection, type PolicyKind, type Rejection } from '../policy.js';
-import type { JsonLimits } from './limits.js';
+import type { JsonLimits, JsonMeasurements } from './limits.js';
 import { JsonThreatScanner } from './scanner.js';
 import { jsonThreatSchema, type JsonThreatSettings } from './schema.js';
 
@@ -52,24 +52,51 @@ function refusalOfInvalidJson(text: string): Rejection | undefined {
  * The body is measured while it streams in: the first chunk that passes a
  * limit stops the read, so the rest of a hostile body is never received, and
  * neither JSON.parse nor the upstream ever sees it.
+ *
+ * In report mode the body must still reach the upstream whole: the first
+ * violation is kept instead of thrown, the rest of the body is read (within
+ * limits.body_size, as for any body a policy reads) without being scanned,
+ * and the violation is returned as the verdict, which `enforce` reports.
  */
 export const jsonThreat: PolicyKind<typeof jsonThreatSchema> = {
   kind: 'json-threat',
   schema: jsonThreatSchema,
   compile(settings) {
     const limits = limitsOf(settings);
-    return async (request) => {
-      if (!isJsonMediaType(request.req.headers['content-type'])) return undefined;
+    const stopsTheBody = settings.mode === 'enforce';
+    return async (request, explain) => {
+      const contentType = request.req.headers['content-type'];
+      if (!isJsonMediaType(contentType)) {
+        explain?.(`not a JSON body (content-type ${contentType === undefined ? 'absent' : JSON.stringify(contentType)}): not read`);
+        return undefined;
+      }
       const early = refusalBeforeReading(request.req, limits);
       if (early) return early;
       const scanner = new JsonThreatScanner(limits);
-      await request.body.read((chunk) => {
-        const detail = scanner.write(chunk);
-        if (detail !== undefined) throw new StreamRejection('JSON_THREAT', { detail });
+      let found: string | undefined;
+      const body = await request.body.read((chunk) => {
+        if (found !== undefined) return;
+        found = scanner.write(chunk);
+        if (found !== undefined && stopsTheBody) throw new StreamRejection('JSON_THREAT', { detail: found });
       });
-      const detail = scanner.end();
+      const detail = found ?? scanner.end();
       if (detail !== undefined) return refuse(detail);
-      return settings.require_valid_json ? refusalOfInvalidJson(await request.body.text()) : undefined;
+      if (settings.require_valid_json) {
+        const invalid = refusalOfInvalidJson(body.toString('utf8'));
+        if (invalid) return invalid;
+      }
+      explain?.(`${measured(scanner.stats(), limits)}${settings.require_valid_json ? '; valid JSON' : ''}`);
+      return undefined;
     };
   },
 };
+
+/** The dry run's reason for a body that passed: each measure against its limit. */
+function measured(seen: Readonly<JsonMeasurements>, limits: JsonLimits): string {
+  const of = (value: number, limit: number) => `${value} of ${limit === Infinity ? 'unlimited' : limit}`;
+  return (
+    `JSON body within every limit: ${of(seen.bytes, limits.maxBodySize)} bytes, depth ${of(seen.depth, limits.maxDepth)}, ` +
+    `object entries ${of(seen.objectEntries, limits.maxObjectEntries)}, array elements ${of(seen.arrayElements, limits.maxArrayElements)}, ` +
+    `name length ${of(seen.nameLength, limits.maxNameLength)}, string length ${of(seen.stringLength, limits.maxStringLength)}`
+  );
+}

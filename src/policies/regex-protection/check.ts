@@ -17,14 +17,32 @@ export const regexProtection: PolicyKind<typeof regexProtectionSchema> = {
     const { patternSet } = settings;
     const selectors = settings.apply_to.json_body;
     const bodyScan = { selectors, asText: settings.apply_to.json_text };
-    return (request) => {
+    return (request, explain) => {
       const finding = scanHead(request, settings.apply_to, patternSet);
       if (finding) return refuse(describeFinding(finding));
-      if (!bodyToScan(request.req, selectors)) return undefined;
-      return scanBody(request, bodyScan, patternSet).then((detail) => (detail === undefined ? undefined : refuse(detail)));
+      if (!bodyToScan(request.req, selectors)) {
+        explain?.(passed(request, settings.apply_to, patternSet, false));
+        return undefined;
+      }
+      return scanBody(request, bodyScan, patternSet).then((detail) => {
+        if (detail !== undefined) return refuse(detail);
+        explain?.(passed(request, settings.apply_to, patternSet, true));
+        return undefined;
+      });
     };
   },
 };
+
+/** The dry run's reason for a request that passed: which patterns, on which parts. */
+function passed(request: PolicyRequest, applyTo: ApplyTo, patterns: PatternSet, bodyTested: boolean): string {
+  const parts: string[] = [];
+  if (applyTo.path) parts.push('the path');
+  if (applyTo.query) parts.push(`the query (${[...request.query.keys()].length} parameters)`);
+  for (const name of applyTo.query_params) parts.push(`query parameter ${shorten(name)} (${request.query.getAll(name).length} values)`);
+  for (const header of applyTo.headers) parts.push(`header ${header}${request.req.headersDistinct[header] ? '' : ' (absent)'}`);
+  if (applyTo.json_body.length > 0) parts.push(bodyTested ? `the ${request.req.headers['content-type']?.includes('form') ? 'form' : 'JSON'} body` : 'no JSON or form body');
+  return `no pattern matched (${patterns.names.join(', ')}) in ${parts.join(', ')}`;
+}
 
 const refuse = (detail: string): Rejection => ({ code: 'REGEX_THREAT', detail });
 

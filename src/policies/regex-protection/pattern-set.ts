@@ -49,6 +49,11 @@ export class PatternSet {
     Object.freeze(this);
   }
 
+  /** The patterns' names, in configured order. */
+  get names(): readonly string[] {
+    return this.#names;
+  }
+
   /** The name of the first pattern (in configured order) found anywhere in `text`, or undefined. */
   firstMatch(text: string): string | undefined {
     if (text.length === 0) return undefined;

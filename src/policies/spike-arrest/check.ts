@@ -34,19 +34,27 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
         ? rateLimiter({ name: `spike-burst:${settings.name}:${text}:${settings.burst}`, points: settings.burst, durationSeconds: unitMs / 1000 })
         : undefined;
 
-    return async (request) => {
+    return async (request, explain) => {
       const caller = await callerOf(request, settings);
       const now = clock.now();
       // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
       const unit = Math.floor(now / unitMs);
       const slot = Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
-      if (await admits(windows, `${caller}:${unit}.${slot}`)) return undefined;
-      if (bursts && (await admits(bursts, `${caller}:${unit}`))) return undefined;
+      if (await admits(windows, `${caller}:${unit}.${slot}`)) {
+        explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) admits ${perWindow} and had room`);
+        return undefined;
+      }
+      if (bursts && (await admits(bursts, `${caller}:${unit}`))) {
+        explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) was taken; the burst allowance (${settings.burst}) had room`);
+        return undefined;
+      }
       const nextWindowAt = unit * unitMs + Math.ceil(((slot + 1) * unitMs) / windowsPerUnit);
       return arrested(settings, Math.max(1, Math.ceil((nextWindowAt - now) / 1000)));
     };
   },
 };
+
+const formatMs = (ms: number): string => `${Number.isInteger(ms) ? ms : ms.toFixed(1)} ms`;
 
 async function admits(limiter: RateLimiterAbstract, key: string): Promise<boolean> {
   try {

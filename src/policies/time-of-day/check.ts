@@ -1,5 +1,5 @@
 import type { PolicyKind } from '../policy.js';
-import { isOpen } from './schedule.js';
+import { isOpen, spansOfDay } from './schedule.js';
 import { timeOfDaySchema } from './schema.js';
 import { wallClockIn } from './wall-clock.js';
 
@@ -13,9 +13,11 @@ export const timeOfDay: PolicyKind<typeof timeOfDaySchema> = {
   schema: timeOfDaySchema,
   compile({ time_zone, windows }, { clock }) {
     const readWallClock = wallClockIn(time_zone);
-    return () => {
+    return (_request, explain) => {
       const now = readWallClock(clock.now());
-      if (isOpen(windows, now.day, now.minute)) return undefined;
+      const open = isOpen(windows, now.day, now.minute);
+      explain?.(`${now.label} ${time_zone} is ${open ? 'inside' : 'outside'} that day's windows (${spansOfDay(windows, now.day)})`);
+      if (open) return undefined;
       return { code: 'TIME_OF_DAY_FORBIDDEN', detail: `outside the allowed windows: ${now.label} ${time_zone}` };
     };
   },

@@ -47,3 +47,12 @@ function spansOf(day: number, { from, to }: Window): Array<[number, Span]> {
 export function isOpen(schedule: Schedule, day: number, minute: number): boolean {
   return schedule[day]?.some((span) => span.from <= minute && minute < span.to) ?? false;
 }
+
+/** The day's spans as a clock shows them (`08:00-18:00, 22:00-24:00`), for the dry run's reasons. */
+export function spansOfDay(schedule: Schedule, day: number): string {
+  const spans = schedule[day] ?? [];
+  if (spans.length === 0) return 'no window';
+  return spans.map((span) => `${clockText(span.from)}-${clockText(span.to)}`).join(', ');
+}
+
+const clockText = (minutes: number): string => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;

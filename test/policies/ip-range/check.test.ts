@@ -16,10 +16,10 @@ describe('ip-range verdicts, remembered per address', () => {
     for (const clientAddress of sequence) verdicts.push((await check(policyRequest({ clientAddress })))?.detail ?? 'allowed');
     expect(verdicts).toEqual([
       'allowed',
-      '10.0.0.9 denied by rule 1',
+      '10.0.0.9 denied by rule 1 (10.0.0.9/32)',
       'allowed',
       '192.0.2.1 denied by the default action',
-      '10.0.0.9 denied by rule 1',
+      '10.0.0.9 denied by rule 1 (10.0.0.9/32)',
       'allowed',
       'client address "not-an-address" is not an IP address',
       'allowed',

@@ -15,6 +15,7 @@ describe('json-threat schema', () => {
       max_string_length: 500,
       max_body_size: 64 * 1024,
       require_valid_json: false,
+      mode: 'enforce',
     });
   });
 

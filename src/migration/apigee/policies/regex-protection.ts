@@ -73,7 +73,12 @@ export function translateRegexProtection(policy: PolicyXml, context: TranslateCo
   const several = targets.length > 1;
   for (const target of targets) {
     const patterns = translatePatterns(policy, target, context);
-    if (patterns.length === 0) continue;
+    const element = `${title}: <${target.element.localName}${target.element.getAttribute('name') ? ` name="${target.element.getAttribute('name')}"` : ''}>`;
+    if (patterns.length === 0) {
+      // Refused patterns are reported one by one; an element with none at all still gets its line, as every element read does.
+      if (childElements(target.element, 'Pattern').length === 0) report.carried(place(target.element), element, 'nothing (no <Pattern>: Apigee tests nothing there either)');
+      continue;
+    }
     const name = several ? ourName(context.baseName, target.slug) : context.baseName;
     entries.push({
       name,
@@ -83,7 +88,7 @@ export function translateRegexProtection(policy: PolicyXml, context: TranslateCo
       patterns,
       apply_to: target.applyTo,
     });
-    report.carried(place(target.element), `${title}: <${target.element.localName}${target.element.getAttribute('name') ? ` name="${target.element.getAttribute('name')}"` : ''}>`, `regex-protection ${name} (${patterns.length} pattern${patterns.length === 1 ? '' : 's'}, case-sensitive)`);
+    report.carried(place(target.element), element, `regex-protection ${name} (${patterns.length} pattern${patterns.length === 1 ? '' : 's'}, case-sensitive)`);
     if (target.named && !ignoreUnresolved) {
       report.differs(place(target.element), title, 'with IgnoreUnresolvedVariables false, Apigee fails (500) a request that lacks this header, parameter or variable; the gateway lets it pass this policy');
     }
