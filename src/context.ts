@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { AccountRegistry } from './accounts/registry.js';
 import type { Clock } from './clock.js';
 import type { GatewayConfig } from './config/schema.js';
@@ -29,6 +30,13 @@ export interface GatewayContext {
   /** Rotating the signing key now (admin API), through the same lock and schedule as the automatic rotation. */
   readonly keyRotation: KeyRotation;
   readonly accessTokens: AccessTokens;
+  /**
+   * The environment's key for deriving a rotated refresh token's successor
+   * (tokens/refresh-token-value.ts): derived from the key-encryption key on
+   * Redis, so every instance computes the same successor; random per process
+   * on the memory store.
+   */
+  readonly refreshSuccessorKey: KeyObject;
   readonly logger: Logger;
   /** The policies in force; a request reads `current` once and keeps that set. */
   readonly policies: PolicyRuntime;

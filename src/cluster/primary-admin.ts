@@ -12,7 +12,7 @@ import { operationRoute } from '../admin/operation-route.js';
 import { opsPageRoutes } from '../admin/ops-page/route.js';
 import { ADMIN_OPERATIONS, PROBE_METHODS } from '../admin/routes.js';
 import { startAdminServer, type AdminRoute, type AdminServer } from '../admin/server.js';
-import { sendLiveness } from '../telemetry/health.js';
+import { clusterReadinessOf, sendLiveness } from '../telemetry/health.js';
 import { metricsRoute } from '../admin/metrics-route.js';
 import type { Exposition } from '../telemetry/metrics.js';
 import { CumulativeReports } from './cumulative.js';
@@ -43,7 +43,11 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
  * it asks its workers over IPC and answers for all of them.
  */
 export async function startClusterAdmin(config: GatewayConfig, logger: Logger): Promise<AdminServer> {
-  const questions = new WorkerQuestions(() => Object.values(cluster.workers ?? {}).flatMap((worker) => (worker ? [linkOf(worker)] : [])));
+  // Workers that listen, i.e. that node:cluster hands connections to: a worker listens only once it is ready.
+  const listening = new Set<number>();
+  cluster.on('listening', (worker) => listening.add(worker.id));
+  cluster.on('exit', (worker) => listening.delete(worker.id));
+  const questions = new WorkerQuestions(() => Object.values(cluster.workers ?? {}).flatMap((worker) => (worker ? [linkOf(worker, listening)] : [])));
   cluster.on('message', (_worker, message) => questions.receive(message));
   const access = await ReloadableAdminAccess.load(config);
   // The primary's own SIGHUP (it also passes the signal on to the workers): a new admin token takes effect without a restart.
@@ -78,16 +82,22 @@ export function clusterAdminRoutes(
 }
 
 /**
- * Ready only when every live worker says it is ready; no worker, or one that stays silent, is not ready. The body lists each.
- * Workers that are shutting down make the whole answer `draining`, as a single gateway's would be.
+ * The cluster's readiness (clusterReadinessOf): 200 while every worker that
+ * gets connections serves (`ready`, or `degraded` while Redis is away), and at
+ * least one does; a silent one does not. A worker that does not listen yet
+ * gets no connection: it is listed as `starting` without being asked, and
+ * does not hold the others back (a replacement starting beside them). Workers
+ * shutting down make the whole answer `draining`, as a single gateway's would
+ * be. The body lists each worker.
  */
 async function sendClusterReadiness(res: ServerResponse, questions: WorkerQuestions, timeoutMs: number): Promise<void> {
+  const starting = questions.starting().map(({ pid }) => ({ pid, status: 'starting', reason: 'not listening until its store and keys are loaded' }));
   const answers = await questions.askEach({ kind: 'readiness' }, timeoutMs);
-  const workers = answers.map(({ pid, answer }) =>
+  const receiving = answers.map(({ pid, answer }) =>
     answer ? { pid, status: answer.status, checks: answer.checks } : { pid, status: 'silent', reason: `no answer within ${timeoutMs} ms` },
   );
-  const ready = workers.length > 0 && workers.every((worker) => worker.status === 'ready');
-  const status = ready ? 'ready' : workers.some((worker) => worker.status === 'draining') ? 'draining' : 'not-ready';
+  const workers = [...receiving, ...starting];
+  const { ready, status } = clusterReadinessOf(workers.map((worker) => worker.status));
   sendJsonText(res, ready ? 200 : 503, JSON.stringify({ status, workers }), NO_STORE);
 }
 
@@ -103,10 +113,11 @@ async function clusterExposition(questions: WorkerQuestions, reports: Cumulative
   const answers = await questions.askEach({ kind: 'metrics' }, timeoutMs);
   const reported = answers.flatMap(({ answer }) => (answer ? [answer] : []));
   const own = new Registry();
-  new Gauge({ name: 'token_gateway_workers', help: 'Worker processes running (cluster mode).', registers: [own] }).set(answers.length);
+  // Workers still starting (not listening yet) run, but have served nothing to report.
+  new Gauge({ name: 'token_gateway_workers', help: 'Worker processes running (cluster mode).', registers: [own] }).set(answers.length + questions.starting().length);
   new Gauge({
     name: 'token_gateway_workers_reporting',
-    help: 'Workers whose metrics this scrape includes; fewer than token_gateway_workers when some did not answer in time.',
+    help: 'Workers whose metrics this scrape includes; fewer than token_gateway_workers when some did not answer in time or are still starting (not listening yet).',
     registers: [own],
   }).set(reported.length);
   const aggregated = AggregatorRegistry.aggregate([...(await reports.reportsFor(answers)), await own.getMetricsAsJSON()]);
@@ -135,10 +146,11 @@ async function runOnEveryWorker(questions: WorkerQuestions, operation: AdminOper
   return operation.combine!(answers.map(({ pid, answer }) => ({ pid, result: answer })), input);
 }
 
-function linkOf(worker: Worker): WorkerLink {
+function linkOf(worker: Worker, listening: ReadonlySet<number>): WorkerLink {
   return {
     pid: worker.process.pid,
     isConnected: () => worker.isConnected(),
+    isListening: () => listening.has(worker.id),
     // With a callback, a closed channel is reported to it instead of as an 'error' event that would end the primary.
     send: (message, failed) => void worker.send(message, (error) => error && failed()),
   };

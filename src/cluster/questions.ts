@@ -7,6 +7,11 @@ export interface WorkerLink {
   isConnected(): boolean;
   /** Sends, and calls `failed` if the message could not be handed over (the worker is going away). */
   send(message: Ask, failed: () => void): void;
+  /**
+   * Whether the worker listens, i.e. node:cluster hands it connections (a
+   * worker listens only once it is ready); absent: taken as listening.
+   */
+  isListening?(): boolean;
 }
 
 /** A worker's answer, or `undefined` when it said nothing within the time allowed. */
@@ -36,9 +41,18 @@ export class WorkerQuestions {
     if (isReply(message)) this.waiting.get(message.id)?.(message.answer);
   }
 
-  /** The workers whose IPC channel is open. */
+  /**
+   * The workers that answer: IPC channel open, and listening. One that does
+   * not listen yet is waiting for its store and keys, with no context to
+   * answer from; asking it would only wait out the timeout.
+   */
   live(): WorkerLink[] {
-    return this.workers().filter((worker) => worker.isConnected());
+    return this.workers().filter((worker) => worker.isConnected() && (worker.isListening?.() ?? true));
+  }
+
+  /** The workers that run but do not listen yet (they get no connection): starting, or waiting for Redis. */
+  starting(): WorkerLink[] {
+    return this.workers().filter((worker) => worker.isConnected() && !(worker.isListening?.() ?? true));
   }
 
   ask<K extends QuestionKind>(worker: WorkerLink, question: QuestionOf<K>, timeoutMs: number): Promise<AnswerOf[K] | undefined> {

@@ -40,6 +40,10 @@ export const DEFAULT_REASONS = Object.freeze({
     access_ttl: reasoned('30m', 'The service contract: access tokens live 30 minutes.'),
     refresh_ttl: reasoned('24h', 'The service contract: refresh tokens live 24 hours.'),
     clock_leeway: reasoned('5s', 'Tolerates small clock drift between token issuer and validator without extending lifetimes meaningfully.'),
+    refresh_grace: reasoned(
+      '30s',
+      "Okta's default (its range and Cognito's are 0-60 s): room for the client SDK's 10 s request timeout and its one retry, or a 503 after a Redis command timeout and a retry after Retry-After, while a replay half a minute after a rotation is still treated as theft.",
+    ),
   },
   keys: {
     algorithm: reasoned('ES256', 'ES256: ~10,000 signatures/s against ~1,300 for RS256 on our machines, with a 64-byte signature.'),
@@ -92,3 +96,19 @@ export const DEFAULTS = valuesOf(DEFAULT_REASONS);
 
 /** The hard ceiling for `tokens.clock_leeway`: more would silently extend token lifetimes. */
 export const MAX_CLOCK_LEEWAY_MS = 60_000;
+
+/**
+ * The hard ceiling for `tokens.refresh_grace`: the strictest peers' (Okta's and
+ * Cognito's maximum). A longer window is a longer time in which a stolen,
+ * just-rotated refresh token is answered instead of detected.
+ */
+export const MAX_REFRESH_GRACE_MS = 60_000;
+
+/**
+ * Retries answered per rotation within `tokens.refresh_grace`, after which a
+ * further presentation is theft (Ory Hydra bounds its grace period with a
+ * count the same way). One lost answer needs one retry (the client SDK makes
+ * exactly one); the rest covers a few threads or pods of one service
+ * refreshing at the same moment. More than that is not a retry.
+ */
+export const REFRESH_GRACE_RETRIES = 5;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULTS, MAX_CLOCK_LEEWAY_MS } from './defaults.js';
+import { DEFAULTS, MAX_CLOCK_LEEWAY_MS, MAX_REFRESH_GRACE_MS, REFRESH_GRACE_RETRIES } from './defaults.js';
 import { cidrList, duration, filePath, httpUrl, POLICY_NAME, size } from './fields.js';
 import { POLICY_ENDPOINTS, RESERVED_PREFIXES, type PolicyEndpoint } from './paths.js';
 import { describeStore, storeSchema } from './store-schema.js';
@@ -103,6 +103,10 @@ export const gatewayConfigSchema = z.strictObject({
       ),
       clock_leeway: duration(DEFAULTS.tokens.clock_leeway, { min: 0, max: MAX_CLOCK_LEEWAY_MS }).describe(
         'Tolerated clock skew on `exp` and `iat`.',
+      ),
+      refresh_grace: duration(DEFAULTS.tokens.refresh_grace, { min: 0, max: MAX_REFRESH_GRACE_MS }).describe(
+        'After a refresh token is exchanged, presenting it again within this window (same client, same grant, its successor unused, ' +
+          `at most ${REFRESH_GRACE_RETRIES} times) answers the same successor instead of revoking the grant: a retry after a lost answer. 0s: every second use is theft.`,
       ),
       audience: z
         .string()

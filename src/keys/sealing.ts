@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { StartupError } from '../config/errors.js';
 import type { GatewayConfig } from '../config/schema.js';
@@ -87,6 +87,17 @@ export class KeySealer {
     decipher.setAAD(this.additionalData(kid));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * A key for another purpose, derived from the key-encryption key with HKDF
+   * (RFC 5869, SHA-256): the same on every instance of the environment, so
+   * never stored anywhere, and unrelated to the sealing key and to any other
+   * purpose's key. On the memory store the KEK is ephemeral, so is this key.
+   */
+  deriveKey(purpose: string): KeyObject {
+    const info = Buffer.from(`token-gateway:${this.environment}:${purpose}`);
+    return createSecretKey(Buffer.from(hkdfSync('sha256', this.kek, Buffer.alloc(0), info, KEK_BYTES)));
   }
 
   private additionalData(kid: string): Buffer {

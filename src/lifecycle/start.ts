@@ -26,7 +26,7 @@ import { Drain } from './drain.js';
 import { Generations } from './generation.js';
 import { ConfigReloader, type GatewayReloadOutcome } from './reload.js';
 import { Releases } from './releases.js';
-import { buildState, loadAccounts } from './state.js';
+import { buildState, loadAccounts, type GatewayState } from './state.js';
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -46,6 +46,14 @@ export interface GatewayOptions {
   shutdownGraceMs?: number;
   /** Open the admin listener (default true); a cluster worker leaves it to the primary. */
   admin?: boolean;
+  /**
+   * Bind the client listeners only once the store answers and the signing
+   * keys are loaded (default false: listen at once and say not-ready). A
+   * cluster worker sets it: node:cluster hands a worker connections from the
+   * moment it listens, without asking its readiness, so a worker that listened
+   * while loading its keys would answer its share of the calls with 503.
+   */
+  listenWhenReady?: boolean;
   /** The forwarding engine; the benchmark swaps in the engines it compares. */
   createForwarder?: (options: ForwarderOptions) => Forwarder;
 }
@@ -101,11 +109,28 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   );
   inForce = policies;
   releases.add(() => policies.close());
+  if (options.listenWhenReady) {
+    state.connect();
+    await untilServing(state, clock, logger);
+  }
   const listeners = await openClientListeners(config, tls, (server) => releases.add(() => server.close())).catch((error: unknown) => releases.failStart(error));
   const issuer = issuerOf(config, `http://${hostForUrl(config.listen.host)}:${listeners.port}`);
   const rotation = startRotation(state.keeper, state.keyRing, clock, metrics, logger);
   const refusals = new RecentRefusals();
-  const shared = { clock, issuer, store: state.store, keyRing: state.keyRing, keyRotation: rotation, accessTokens: accessTokensOf(config, issuer, state.keyRing, clock), logger, policies, metrics, refusals, shutdown: drain };
+  const shared = {
+    clock,
+    issuer,
+    store: state.store,
+    keyRing: state.keyRing,
+    keyRotation: rotation,
+    accessTokens: accessTokensOf(config, issuer, state.keyRing, clock),
+    refreshSuccessorKey: state.refreshSuccessorKey,
+    logger,
+    policies,
+    metrics,
+    refusals,
+    shutdown: drain,
+  };
   const generations = new Generations(shared, config, accounts.registry, options.createForwarder ?? createForwarder, () => drain.inFlightDone());
   releases.add(() => rotation.stop(), () => generations.close());
   for (const listener of listeners.all) drain.attach(listener, generations.listener);
@@ -124,7 +149,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     },
   });
   const certificates = listeners.https && config.tls && new CertificateReloader(listeners.https, config.tls, logger, watch);
-  state.connect();
+  if (!options.listenWhenReady) state.connect();
   announceListening(generations.current, listeners, tls, admin, accounts.registry);
 
   let closing: Promise<void> | undefined;
@@ -157,6 +182,27 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     close: () => (closing ??= close()),
     endGrace: () => drain.endGrace(),
   };
+}
+
+/** How often a worker that waits to listen looks at its store and keys again. */
+const SERVING_POLL_MS = 50;
+
+/**
+ * Resolves once the store answers and the keys are loaded, looking on the
+ * clock's timer. No upper bound: a worker started while Redis is away waits,
+ * alive and not listening, until it returns (its primary's /readyz lists it as
+ * starting); a signal meanwhile ends it, with nothing in flight to drain.
+ */
+function untilServing(state: GatewayState, clock: Clock, logger: Logger): Promise<void> {
+  if (state.store.health().ready && state.keyRing.loaded) return Promise.resolve();
+  logger.info('waiting for the store and the signing keys before listening');
+  return new Promise((resolve) => {
+    const look = () => {
+      if (state.store.health().ready && state.keyRing.loaded) resolve();
+      else clock.setTimer(look, SERVING_POLL_MS);
+    };
+    look();
+  });
 }
 
 /** The key ring's maintenance on its schedule; every rotation (scheduled or by the admin API) is counted and logged. */

@@ -1,5 +1,6 @@
 import { AccountRegistry } from '../accounts/registry.js';
 import { accountsSchema, type AccountsFile } from '../accounts/schema.js';
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { GatewayConfig } from '../config/schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
@@ -9,6 +10,9 @@ import { keySealerFor } from '../keys/sealing.js';
 import type { Logger } from '../log/logger.js';
 import { buildStore } from '../store/create.js';
 import type { Store } from '../store/types.js';
+
+/** HKDF's purpose for the successor key: a new purpose name is a new, unrelated key. */
+const REFRESH_SUCCESSOR_PURPOSE = 'refresh-successor:v1';
 
 /** The accounts in force, and the file they came from (a reload compares against it). */
 export interface LoadedAccounts {
@@ -28,6 +32,8 @@ export interface GatewayState {
   readonly store: Store;
   readonly keyRing: KeyRing;
   readonly keeper: KeyRingKeeper;
+  /** Derives rotated refresh tokens' successors; from the key-encryption key, as the sealing of the ring's keys. */
+  readonly refreshSuccessorKey: KeyObject;
   /** Begins connecting (Redis) and beating (the instance's heartbeat); the gateway listens meanwhile and reports not-ready. */
   connect(): void;
 }
@@ -57,6 +63,7 @@ export async function buildState(config: GatewayConfig, clock: Clock, logger: Lo
     store,
     keyRing,
     keeper,
+    refreshSuccessorKey: sealer.deriveKey(REFRESH_SUCCESSOR_PURPOSE),
     connect: () => {
       connect();
       keeper.start();

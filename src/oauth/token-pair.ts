@@ -22,12 +22,18 @@ export interface MintedRefreshToken {
 }
 
 /**
- * A new refresh token for a grant; the caller decides how it is stored
- * (saved, or rotated in). `grantIssuedAt` is when the login happened: now
- * for a password grant, carried over by a refresh.
+ * A refresh token for a grant; the caller decides how it is stored (saved,
+ * or rotated in). `grantIssuedAt` is when the login happened: now for a
+ * password grant, carried over by a refresh. The value is random unless
+ * given (a rotation's successor is derived: refreshSuccessorOf).
  */
-export function mintRefreshToken(ctx: GatewayContext, subject: AccessTokenSubject, now: number, grantIssuedAt = now): MintedRefreshToken {
-  const value = newRefreshTokenValue(subject.grantId);
+export function mintRefreshToken(
+  ctx: GatewayContext,
+  subject: AccessTokenSubject,
+  now: number,
+  grantIssuedAt = now,
+  value = newRefreshTokenValue(subject.grantId),
+): MintedRefreshToken {
   return {
     value,
     ref: { grantId: subject.grantId, hash: hashRefreshToken(value) },
@@ -43,7 +49,8 @@ export function mintRefreshToken(ctx: GatewayContext, subject: AccessTokenSubjec
   };
 }
 
-export async function signTokenPair(ctx: GatewayContext, subject: AccessTokenSubject, refresh: MintedRefreshToken, now: number): Promise<TokenPair> {
+/** An access token for the subject, paired with the refresh token's value (a new one, or a retry's successor). */
+export async function signTokenPair(ctx: GatewayContext, subject: AccessTokenSubject, refresh: Pick<MintedRefreshToken, 'value'>, now: number): Promise<TokenPair> {
   const { token } = await ctx.accessTokens.issue(subject, now);
   return { accessToken: token, refreshToken: refresh.value, issuedAt: now, expiresInSeconds: ctx.accessTokens.ttlSeconds };
 }

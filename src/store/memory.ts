@@ -7,12 +7,15 @@ import type {
   InstanceRecord,
   KeyRingStorage,
   RateLimiterSettings,
+  RefreshGrace,
+  RefreshSuccessor,
   RefreshTokenRecord,
   RefreshTokenRef,
   RefreshTokenStore,
   RevocationEntry,
   RevocationKind,
   RevocationList,
+  ReplayReason,
   RotationOutcome,
   Store,
   StoredKeyRing,
@@ -87,14 +90,21 @@ class MemoryRefreshTokens implements RefreshTokenStore {
     return this.live(ref);
   }
 
-  async rotate(old: RefreshTokenRef, successorHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome> {
-    // Synchronous from here on: the event loop makes this check-and-set atomic.
+  /** The decision of the Redis store's rotation script, in one synchronous step: the event loop makes it atomic. */
+  async rotate(old: RefreshTokenRef, successor: RefreshSuccessor, now: number, grace: RefreshGrace): Promise<RotationOutcome> {
     const current = this.live(old);
     if (!current) return { kind: 'missing' };
-    if (current.usedAt !== undefined) return { kind: 'reused' };
-    this.put(old.grantId, old.hash, { ...current, usedAt: now });
-    this.put(old.grantId, successorHash, successor);
-    return { kind: 'rotated' };
+    if (current.usedAt === undefined) {
+      this.put(old.grantId, old.hash, { ...current, usedAt: now, successorHash: successor.hash, successorSalt: successor.salt });
+      this.put(old.grantId, successor.hash, successor.record);
+      return { kind: 'rotated' };
+    }
+    const next = current.successorHash === undefined ? undefined : this.live({ grantId: old.grantId, hash: current.successorHash });
+    const reason = replayReason(current, next, now, grace);
+    if (reason) return { kind: 'reused', reason };
+    const retry = (current.retries ?? 0) + 1;
+    this.put(old.grantId, old.hash, { ...current, retries: retry });
+    return { kind: 'retried', successorHash: current.successorHash as string, salt: current.successorSalt as string, retry };
   }
 
   async removeGrant(grantId: string): Promise<void> {
@@ -127,6 +137,14 @@ class MemoryRefreshTokens implements RefreshTokenStore {
     const record = this.grants.get(grantId)?.get(hash);
     return record && record.expiresAt > this.clock.now() ? record : undefined;
   }
+}
+
+/** Why presenting `used` again is not a retry (the rules of the Redis rotation script, in the same order), or undefined when it is. */
+function replayReason(used: RefreshTokenRecord, successor: RefreshTokenRecord | undefined, now: number, grace: RefreshGrace): ReplayReason | undefined {
+  if (used.successorHash === undefined || used.successorSalt === undefined || now >= (used.usedAt ?? 0) + grace.windowMs) return 'after_window';
+  if (!successor || successor.usedAt !== undefined) return 'successor_used';
+  if ((used.retries ?? 0) >= grace.maxRetries) return 'too_many';
+  return undefined;
 }
 
 /**

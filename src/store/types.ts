@@ -30,6 +30,18 @@ export interface RefreshTokenRecord {
   /** Set when the token was exchanged; kept until expiry so a replay is recognised. */
   readonly usedAt?: number;
   /**
+   * Set with `usedAt`: the hash of the one successor this token was exchanged
+   * for, and the salt that successor's value was derived with
+   * (tokens/refresh-token-value.ts), so that a retry within the grace window
+   * is answered with the same successor (RFC 9700 4.14.2: one successor per
+   * token). Absent in records used before the grace window existed: their
+   * replay is theft, as it was.
+   */
+  readonly successorHash?: string;
+  readonly successorSalt?: string;
+  /** Retries answered with the successor so far (absent: none). */
+  readonly retries?: number;
+  /**
    * When the grant began (the login), carried from token to token: the first
    * token's own record is pruned once it expires, and the admin API still
    * wants to show when the login happened. Absent in records written before.
@@ -56,11 +68,37 @@ export interface GrantFilter {
   readonly clientId?: string;
 }
 
+/** The successor a rotation saves: its hash and record, and the salt its value was derived with. */
+export interface RefreshSuccessor {
+  readonly hash: string;
+  readonly salt: string;
+  readonly record: RefreshTokenRecord;
+}
+
+/** When presenting a used token again is a retry (answered with its successor) rather than theft. */
+export interface RefreshGrace {
+  /** From the rotation; 0: never (every second use is theft). */
+  readonly windowMs: number;
+  /** Retries answered per rotation; the next presentation is theft. */
+  readonly maxRetries: number;
+}
+
+/** Why presenting a used token was not a retry: the grant is to be revoked. */
+export type ReplayReason =
+  /** After the grace window (or with none), or a token used before the window existed. */
+  | 'after_window'
+  /** Its successor has been used (or has expired) already: the client moved on, so this is someone else. */
+  | 'successor_used'
+  /** More retries than a client makes. */
+  | 'too_many';
+
 export type RotationOutcome =
   /** The old token was unused and is now used; the successor is saved. */
   | { readonly kind: 'rotated' }
-  /** The old token had been used already: a replay (OAuth 2.0 Security BCP 4.14). */
-  | { readonly kind: 'reused' }
+  /** The old token was rotated within the grace window: answer the same successor, derived again with this salt. */
+  | { readonly kind: 'retried'; readonly successorHash: string; readonly salt: string; readonly retry: number }
+  /** The old token had been used already and this is no retry: a replay (RFC 9700 4.14.2). */
+  | { readonly kind: 'reused'; readonly reason: ReplayReason }
   /** Unknown, expired, or removed with its grant. */
   | { readonly kind: 'missing' };
 
@@ -68,11 +106,14 @@ export interface RefreshTokenStore {
   save(ref: RefreshTokenRef, record: RefreshTokenRecord): Promise<void>;
   find(ref: RefreshTokenRef): Promise<RefreshTokenRecord | undefined>;
   /**
-   * Marks `old` used and saves the successor (same grant) in one atomic step,
-   * so two concurrent exchanges of the same token cannot both succeed, even
-   * on two instances.
+   * One atomic decision on a presented token, even across instances: an
+   * unused one is marked used (with its successor's hash and salt) and the
+   * successor saved; a used one whose successor is unused, within `grace`
+   * and its retries, is a retry (counted) and names that successor; any
+   * other used one is a replay. Of concurrent exchanges of one token exactly
+   * one rotates; the others are retries or replays, never a second successor.
    */
-  rotate(old: RefreshTokenRef, successorHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome>;
+  rotate(old: RefreshTokenRef, successor: RefreshSuccessor, now: number, grace: RefreshGrace): Promise<RotationOutcome>;
   /** Forgets every refresh token of a grant. */
   removeGrant(grantId: string): Promise<void>;
   /**

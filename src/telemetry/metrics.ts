@@ -33,8 +33,28 @@ export interface RouteTraffic {
   readonly failed: number;
 }
 
-/** What the revocation endpoint revoked: a whole grant (refresh token), one access token, or nothing it knew (still a 200, RFC 7009 2.2). */
+/** What a revocation revoked: a whole grant (refresh token), one access token, or nothing it knew (the endpoint's 200 anyway, RFC 7009 2.2). */
 export type RevokedTokenType = 'refresh_token' | 'access_token' | 'none';
+
+/** Who revoked: a client at the revocation endpoint, an operator's kill switch, or the refresh grant detecting a replay. */
+export type RevocationReason = 'revocation_endpoint' | 'kill_switch' | 'reuse_detected';
+
+/**
+ * A used refresh token presented again: `answered` with the same successor
+ * (a retry within the grace window), or refused as a replay (the grant is
+ * revoked) for the first rule it broke (store/types.ts ReplayReason).
+ */
+export type RefreshRetryOutcome = 'answered' | 'after_window' | 'successor_used' | 'too_many';
+
+const REVOKED_SERIES: ReadonlyArray<readonly [RevokedTokenType, RevocationReason]> = [
+  ['refresh_token', 'revocation_endpoint'],
+  ['access_token', 'revocation_endpoint'],
+  ['none', 'revocation_endpoint'],
+  ['refresh_token', 'kill_switch'],
+  ['refresh_token', 'reuse_detected'],
+];
+
+const RETRY_OUTCOMES: readonly RefreshRetryOutcome[] = ['answered', 'after_window', 'successor_used', 'too_many'];
 
 /** The `route` of a request no route or endpoint served (404s, malformed targets): never the raw path, which a client chooses. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -102,7 +122,8 @@ export class Metrics {
   private readonly duration: HistogramFamily<'route'>;
   private readonly upstream: HistogramFamily<'route'>;
   private readonly issued: CounterFamily<'grant_type'>;
-  private readonly revoked: CounterFamily<'token_type'>;
+  private readonly revoked: CounterFamily<'token_type' | 'reason'>;
+  private readonly refreshRetries = new Map<RefreshRetryOutcome, CounterSeries>();
   private readonly failures = new Map<ErrorCode, CounterSeries>();
   private readonly policyFamilies: PolicyFamilies;
   private readonly rotations = new Map<RotationTrigger, CounterSeries>();
@@ -130,9 +151,19 @@ export class Metrics {
     this.issued = new CounterFamily(own, { name: 'token_gateway_tokens_issued_total', help: 'Token pairs issued, by grant type.', labelNames: ['grant_type'] });
     this.revoked = new CounterFamily(own, {
       name: 'token_gateway_tokens_revoked_total',
-      help: 'Successful revocation requests, by what was revoked: refresh_token (its whole grant), access_token, or none.',
-      labelNames: ['token_type'],
+      help:
+        'Revocations, by what was revoked (refresh_token: its whole grant; access_token; none: the endpoint knew nothing to revoke) ' +
+        'and why: revocation_endpoint, kill_switch (per grant), reuse_detected (a refresh-token replay).',
+      labelNames: ['token_type', 'reason'],
     });
+    const retries = new CounterFamily(own, {
+      name: 'token_gateway_refresh_retries_total',
+      help:
+        'Used refresh tokens presented again, by outcome: answered (a retry within tokens.refresh_grace, the same successor), ' +
+        'or refused as a replay (the grant revoked): after_window, successor_used, too_many.',
+      labelNames: ['outcome'],
+    });
+    for (const outcome of RETRY_OUTCOMES) this.refreshRetries.set(outcome, retries.series({ outcome }));
     const failures = new CounterFamily(own, {
       name: 'token_gateway_failures_total',
       help: 'Error responses, by catalogue error code (the spec error row) and status.',
@@ -149,7 +180,7 @@ export class Metrics {
     });
     for (const trigger of ['schedule', 'admin'] as const) this.rotations.set(trigger, rotations.series({ trigger }));
     for (const grantType of ['password', 'refresh_token']) this.issued.series({ grant_type: grantType });
-    for (const tokenType of ['refresh_token', 'access_token', 'none'] as const) this.revoked.series({ token_type: tokenType });
+    for (const [tokenType, reason] of REVOKED_SERIES) this.revoked.series({ token_type: tokenType, reason });
     registerGauges(own, sources);
     this.registry = Registry.merge([processMetrics(), own]);
   }
@@ -188,8 +219,12 @@ export class Metrics {
     this.issued.series({ grant_type: grantType }).inc();
   }
 
-  tokenRevoked(tokenType: RevokedTokenType): void {
-    this.revoked.series({ token_type: tokenType }).inc();
+  tokenRevoked(tokenType: RevokedTokenType, reason: RevocationReason): void {
+    this.revoked.series({ token_type: tokenType, reason }).inc();
+  }
+
+  refreshRetried(outcome: RefreshRetryOutcome): void {
+    this.refreshRetries.get(outcome)?.inc();
   }
 
   keyRotated(trigger: RotationTrigger): void {
@@ -226,7 +261,9 @@ function registerGauges(registry: Registry, sources: MetricsSources): void {
   gauge('token_gateway_store_up', '1 while the store answers and its mirrors are loaded, else 0 (the reason is in the log and /readyz).', 'min', () =>
     sources.store.health().ready ? 1 : 0,
   );
-  gauge('token_gateway_ready', '1 while /readyz answers 200 (store up and signing keys loaded), else 0.', 'min', () => (readinessOf(sources).ready ? 1 : 0));
+  gauge('token_gateway_ready', '1 while /readyz answers 200 (ready, or degraded: the store away, protected calls served from memory), else 0.', 'min', () =>
+    readinessOf(sources).ready ? 1 : 0,
+  );
   gauge('token_gateway_revocation_list_size', 'Entries in the revocation list (revoked access tokens and grants not yet expired).', 'max', () => sources.store.revocations.size);
   gauge('token_gateway_signing_keys', 'Keys in the key ring: the signing one, the next one, and retired ones still verifying.', 'max', () => sources.keyRing.list().length);
   const { policies } = sources;

@@ -203,6 +203,35 @@ describe('TokenClient.getAccessToken', () => {
       expect(wire.sent).toEqual(['password', 'password']);
     });
 
+    it('retries a refresh whose answer was lost once, safely: the gateway answers the same pair within its grace window', async () => {
+      const gateway = await boot();
+      const client = clientOf(gateway);
+      await client.getAccessToken();
+      clock.advance(28 * MINUTE);
+      wire.loseRefreshAnswers = 1;
+      const renewed = await client.getAccessToken();
+      expect(wire.sent).toEqual(['password', 'refresh_token', 'refresh_token']);
+      expect((await callProtected(gateway.url, renewed)).status).toBe(200);
+      // The grant lives on: the next renewal is a refresh again, with the one successor, and nothing was revoked.
+      clock.advance(28 * MINUTE);
+      expect((await callProtected(gateway.url, await client.getAccessToken())).status).toBe(200);
+      expect(wire.sent).toEqual(['password', 'refresh_token', 'refresh_token', 'refresh_token']);
+      expect(gateway.logs.some((line) => line.msg === 'refresh token reuse: revoking the grant')).toBe(false);
+      expect(gateway.logs.filter((line) => line.msg === 'refresh retried within the grace window: the same successor answered')).toHaveLength(1);
+    });
+
+    it("retries a refresh answered by a balancer's 504 after the gateway rotated, waiting for no more than its Retry-After", async () => {
+      const gateway = await boot();
+      const client = clientOf(gateway);
+      await client.getAccessToken();
+      clock.advance(28 * MINUTE);
+      wire.loseRefreshAnswers = 1;
+      wire.lostAs = () => new Response('<html>504 Gateway Time-out</html>', { status: 504, headers: { 'content-type': 'text/html', 'retry-after': '1' } });
+      const renewed = await client.getAccessToken();
+      expect(wire.sent).toEqual(['password', 'refresh_token', 'refresh_token']);
+      expect((await callProtected(gateway.url, renewed)).status).toBe(200);
+    });
+
     it('keeps serving a still-valid token while renewal fails for a passing reason, and retries every 5 s', async () => {
       const gateway = await boot();
       const client = clientOf(gateway);
@@ -211,10 +240,11 @@ describe('TokenClient.getAccessToken', () => {
       wire.networkDown = true;
       expect(await client.getAccessToken()).toBe(first);
       expect(await client.getAccessToken()).toBe(first);
-      expect(wire.sent).toEqual(['password', 'refresh_token']);
+      // Each attempt is a refresh and its one retry (no answer: it may have rotated the token).
+      expect(wire.sent).toEqual(['password', 'refresh_token', 'refresh_token']);
       clock.advance(5_000);
       expect(await client.getAccessToken()).toBe(first);
-      expect(wire.sent).toEqual(['password', 'refresh_token', 'refresh_token']);
+      expect(wire.sent).toEqual(['password', ...Array(4).fill('refresh_token')]);
       // Within 10 s of expiry the token is no longer handed out: the failure is thrown.
       clock.advance(2 * MINUTE - 10_000 - 5_000);
       await expect(client.getAccessToken()).rejects.toBeInstanceOf(TokenRequestError);

@@ -35,7 +35,7 @@ const LOOPBACK: AdminAccess = { token: undefined, loopback: true };
 const ipcCopy = (message: unknown): unknown => JSON.parse(JSON.stringify(message));
 
 /** A worker reachable over an in-memory channel; `answering: false` makes one that receives and never replies. */
-function connectWorker(questions: WorkerQuestions, pid: number, ctx: GatewayContext | undefined): WorkerLink & { disconnect(): void } {
+function connectWorker(questions: WorkerQuestions, pid: number, ctx: GatewayContext | undefined, listening?: boolean): WorkerLink & { disconnect(): void; asked: number } {
   const listeners: Array<(message: unknown) => void> = [];
   let connected = true;
   const toPrimary: PrimaryLink = {
@@ -43,15 +43,19 @@ function connectWorker(questions: WorkerQuestions, pid: number, ctx: GatewayCont
     send: (message) => void setImmediate(() => questions.receive(ipcCopy(message))),
   };
   if (ctx) answerPrimary(() => ctx, toPrimary, OPERATIONS);
-  return {
+  const link = {
     pid,
+    asked: 0,
     isConnected: () => connected,
-    send: (message, failed) => {
+    send: (message: Parameters<WorkerLink['send']>[0], failed: () => void) => {
+      link.asked++;
       if (!connected) return failed();
       setImmediate(() => listeners.forEach((listener) => listener(ipcCopy(message))));
     },
     disconnect: () => (connected = false),
+    ...(listening === undefined ? {} : { isListening: () => listening }),
   };
+  return link;
 }
 
 /** One protected call, returned once the gateway has counted it (a request is counted when its response is over). */
@@ -184,6 +188,39 @@ describe('the cluster admin listener', () => {
       expect(status).toBe(503);
       expect(body.status).toBe('draining');
       expect(body.workers.map((worker: { status: string }) => worker.status)).toEqual(['ready', 'draining']);
+    });
+
+    it('is degraded, still 200, while a worker serves protected calls without its store', async () => {
+      // Readiness reads the store's health only.
+      const away = { health: () => ({ ready: false, reason: 'redis is reconnecting' }) } as unknown as GatewayContext['store'];
+      const degraded: GatewayContext = { ...second.gateway.context, store: away };
+      useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 102, degraded));
+      const { status, body } = await readiness();
+      expect(status).toBe(200);
+      expect(body.status).toBe('degraded');
+      expect(body.workers[1]).toEqual({ pid: 102, status: 'degraded', checks: { store: 'down: redis is reconnecting', keys: 'loaded' } });
+    });
+
+    it('lists a worker that does not listen yet as starting, without asking it or waiting for it: it gets no connection', async () => {
+      const starting = connectWorker(questions, 104, undefined, false);
+      useWorkers(connectWorker(questions, 101, first.gateway.context, true), starting);
+      const startedAt = Date.now();
+      const { status, body } = await readiness();
+      expect(Date.now() - startedAt).toBeLessThan(TIMEOUTS.readinessMs);
+      expect(status).toBe(200);
+      expect(body).toEqual({
+        status: 'ready',
+        workers: [
+          { pid: 101, status: 'ready', checks: { store: 'up', keys: 'loaded' } },
+          { pid: 104, status: 'starting', reason: 'not listening until its store and keys are loaded' },
+        ],
+      });
+      expect(starting.asked).toBe(0);
+    });
+
+    it('is not ready while no worker listens yet', async () => {
+      useWorkers(connectWorker(questions, 104, undefined, false));
+      expect(await readiness()).toMatchObject({ status: 503, body: { status: 'not-ready', workers: [{ pid: 104, status: 'starting' }] } });
     });
 
     it('is not ready with no worker at all', async () => {

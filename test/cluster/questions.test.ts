@@ -72,6 +72,18 @@ describe("the primary's questions to its workers", () => {
     expect(gone.asked).toEqual([]);
   });
 
+  it('asks and picks only workers that listen; one that does not listen yet is starting, never asked', async () => {
+    const workers: WorkerLink[] = [];
+    const questions = new WorkerQuestions(() => workers);
+    const serving = worker(1, () => questions, () => 'serving');
+    const waiting = worker(2, () => questions, () => 'never');
+    workers.push({ ...serving.link, isListening: () => true }, { ...waiting.link, isListening: () => false });
+    expect(await questions.askEach({ kind: 'readiness' }, 50)).toEqual([{ pid: 1, answer: 'serving' }]);
+    expect([questions.pick(), questions.pick()].map((link) => link?.pid)).toEqual([1, 1]);
+    expect(questions.starting().map((link) => link.pid)).toEqual([2]);
+    expect(waiting.asked).toEqual([]);
+  });
+
   it('picks the live workers in turn, and none when none is running', () => {
     const workers: WorkerLink[] = [];
     const questions = new WorkerQuestions(() => workers);

@@ -27,6 +27,8 @@ function callOnNewConnection(url: string, token: string, path = '/business/score
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
+    // Bounded: a call that gets no answer fails instead of hanging the test.
+    req.setTimeout(5_000, () => req.destroy(new Error(`no answer from ${path} within 5 s`)));
     req.end();
   });
 }
@@ -110,6 +112,77 @@ describe('workers', () => {
         'both workers reloaded',
       );
       expect(reloads.size).toBe(2);
+    });
+
+    it('replaces a worker killed under load without one 503: the replacement listens only once its store and keys are loaded', async () => {
+      const tokens = await issueTokens(gateway.url);
+      const [victim, survivor] = childrenOf(gateway.pid) as [number, number];
+      const statuses: number[] = [];
+      let cut = 0;
+      let loading = true;
+      // Four callers, each on a new connection per call, so that the cluster spreads them over every listening worker.
+      const caller = async () => {
+        const stopAt = Date.now() + 30_000; // bounded, whatever happens to the test
+        while (loading && Date.now() < stopAt) {
+          await callOnNewConnection(gateway.url, tokens.access_token).then(
+            (status) => statuses.push(status),
+            // A call the killed worker had taken, or that node:cluster was handing to it as it died (its round-robin
+            // handoff to a dead worker is never answered: the connection waits for the client's timeout).
+            () => cut++,
+          );
+        }
+      };
+      const callers = Array.from({ length: 4 }, caller);
+      try {
+        await until(() => statuses.length, (count) => count >= 20, 'the load running');
+        process.kill(victim, 'SIGKILL');
+        const replacement = (await until(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker')).find(
+          (pid) => pid !== survivor,
+        )!;
+        const linesOf = (msg: string) => gateway.lines.filter((line) => line.msg === msg && line.pid === replacement);
+        // It serves its share of the load once it listens.
+        await until(() => linesOf('request').length, (served) => served >= 10, 'the replacement serving calls');
+        const order = gateway.lines.filter((line) => line.pid === replacement).map((line) => line.msg);
+        expect(order.indexOf('waiting for the store and the signing keys before listening')).toBeLessThan(order.indexOf('token-gateway listening'));
+      } finally {
+        loading = false;
+        await Promise.all(callers);
+      }
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(cut).toBeLessThanOrEqual(4);
+    });
+
+    it('keeps a worker started while redis is away out of the rotation: listed as starting, every call served by the others; it listens once redis is back', async () => {
+      const tokens = await issueTokens(gateway.url);
+      const adminReadiness = async () => {
+        const response = await fetch(`${gateway.adminUrl}/readyz`);
+        return { status: response.status, body: (await response.json()) as { status: string; workers: Array<{ pid: number; status: string }> } };
+      };
+      await redis.stop();
+      try {
+        await until(adminReadiness, ({ body }) => body.status === 'degraded', 'the cluster degraded');
+        const [victim, survivor] = childrenOf(gateway.pid) as [number, number];
+        process.kill(victim, 'SIGKILL');
+        const replacement = (await until(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker')).find(
+          (pid) => pid !== survivor,
+        )!;
+        await until(
+          () => gateway.lines.some((line) => line.pid === replacement && line.msg === 'waiting for the store and the signing keys before listening'),
+          Boolean,
+          'the replacement waiting',
+        );
+        const { status, body } = await adminReadiness();
+        expect(status).toBe(200);
+        expect(body.status).toBe('degraded');
+        expect(body.workers).toContainEqual(expect.objectContaining({ pid: replacement, status: 'starting' }));
+        expect(body.workers).toContainEqual(expect.objectContaining({ pid: survivor, status: 'degraded' }));
+        const statuses = await Promise.all(Array.from({ length: 12 }, () => callOnNewConnection(gateway.url, tokens.access_token)));
+        expect(statuses).toEqual(Array(12).fill(200));
+        expect(gateway.lines.some((line) => line.pid === replacement && line.msg === 'token-gateway listening')).toBe(false);
+      } finally {
+        await redis.launch();
+      }
+      await until(adminReadiness, ({ status, body }) => status === 200 && body.status === 'ready' && body.workers.every((worker) => worker.status === 'ready'), 'every worker ready');
     });
 
     it('replaces workers that die, even all of them at once, then stops every worker on SIGTERM', async () => {

@@ -10,11 +10,15 @@ describe('gateway.yaml schema', () => {
     expect(config.listen).toEqual({ host: '127.0.0.1', port: 8080 });
     expect(config.store).toEqual({ kind: 'memory' });
     expect(config.environment).toBeUndefined();
-    expect(config.tokens).toEqual({ access_ttl: 1_800_000, refresh_ttl: 86_400_000, clock_leeway: 5_000, trusted_issuers: [] });
+    expect(config.tokens).toEqual({ access_ttl: 1_800_000, refresh_ttl: 86_400_000, clock_leeway: 5_000, refresh_grace: 30_000, trusted_issuers: [] });
     expect(config.keys).toEqual({ algorithm: 'ES256', rotation_interval: 86_400_000, encryption_key_file: undefined });
     expect(config.limits).toMatchObject({ body_size: 1_048_576, oauth_body_size: 16_384, json_depth: 32 });
     expect(config.routes).toEqual([]);
     expect(config.issuer).toBeUndefined();
+  });
+
+  it('accepts refresh_grace: 0s, strictly single-use refresh tokens', async () => {
+    expect((await loadGatewayConfig(await configFile('tokens:\n  refresh_grace: 0s\n'))).tokens.refresh_grace).toBe(0);
   });
 
   it('parses routes with their timeouts and strips a trailing slash from URLs', async () => {
@@ -28,6 +32,7 @@ describe('gateway.yaml schema', () => {
   it.each([
     ['a bad duration', 'tokens:\n  access_ttl: 30 minutes\n', 'gateway.yaml:2: tokens.access_ttl: expected a duration'],
     ['a leeway over a minute', 'tokens:\n  clock_leeway: 2m\n', 'gateway.yaml:2: tokens.clock_leeway: must be between'],
+    ['a refresh grace window over a minute', 'tokens:\n  refresh_grace: 61s\n', 'gateway.yaml:2: tokens.refresh_grace: must be between 0ms and 60000ms'],
     ['a port out of range', 'listen:\n  port: 70000\n', 'gateway.yaml:2: listen.port:'],
     ['an unknown algorithm', 'keys:\n  algorithm: HS256\n', 'gateway.yaml:2: keys.algorithm:'],
     ['a non-http upstream', 'routes:\n  - path: /a\n    upstream: ftp://x\n', 'gateway.yaml:3: routes[0].upstream: expected an http:// or https:// URL'],

@@ -16,6 +16,14 @@ export class CountingFetch {
   /** API calls as sent: the bearer token each one carried. */
   readonly bearers: string[] = [];
   networkDown = false;
+  /**
+   * Refresh requests whose answer is lost on the way back: each reaches the
+   * gateway (which rotates the token), then the caller sees `lostAs`: a
+   * network error by default, or a response that stands in for a balancer's
+   * 5xx (the gateway's own answer is read and dropped).
+   */
+  loseRefreshAnswers = 0;
+  lostAs: (() => Response) | undefined;
   /** Runs before an API call is sent, with the token it carries. */
   beforeApiCall: ((accessToken: string) => Promise<void>) | undefined;
 
@@ -56,6 +64,12 @@ export class CountingFetch {
       await this.beforeApiCall?.(token);
     }
     const response = await fetch(this.networkDown ? this.unreachable(url) : input, init);
+    if (kind === 'refresh_token' && this.loseRefreshAnswers > 0) {
+      this.loseRefreshAnswers--;
+      await response.body?.cancel();
+      if (this.lostAs) return this.lostAs();
+      throw new TypeError('fetch failed: the connection was reset before the answer arrived');
+    }
     if (response.ok && (kind === 'password' || kind === 'refresh_token')) this.issued.push((await response.clone().json()) as TokenResponse);
     return response;
   };

@@ -101,9 +101,13 @@ export class GatewayProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Polls /readyz until it answers 200; bounded. */
+  /** Polls /readyz until it answers 200 `ready` (not `degraded`: the store must answer too); bounded. */
   async ready(timeoutMs = 15_000): Promise<void> {
-    await eventually(async () => (await fetch(`${this.url}/readyz`)).status === 200, { timeoutMs, intervalMs: 50, what: `${this.url}/readyz to answer 200` });
+    const ready = async () => {
+      const response = await fetch(`${this.url}/readyz`);
+      return response.status === 200 && ((await response.json()) as { status: string }).status === 'ready';
+    };
+    await eventually(ready, { timeoutMs, intervalMs: 50, what: `${this.url}/readyz to answer 200 ready` });
   }
 
   /** Log lines at error level or above, and every access line with a 5xx other than 503. */

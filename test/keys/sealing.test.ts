@@ -28,6 +28,29 @@ describe('sealing private keys (AES-256-GCM)', () => {
   });
 });
 
+describe('keys derived from the key-encryption key (HKDF)', () => {
+  const bytes = (sealer: KeySealer, purpose: string) => sealer.deriveKey(purpose).export().toString('hex');
+
+  it('derives the same key on every instance of an environment, and another one per purpose and per environment', () => {
+    const key = bytes(new KeySealer(kek, 'production'), 'refresh-successor');
+    expect(key).toHaveLength(64);
+    expect(bytes(new KeySealer(Buffer.from(kek), 'production'), 'refresh-successor')).toBe(key);
+    expect(bytes(new KeySealer(kek, 'production'), 'other')).not.toBe(key);
+    expect(bytes(new KeySealer(kek, 'sandbox'), 'refresh-successor')).not.toBe(key);
+    expect(bytes(new KeySealer(randomBytes(32), 'production'), 'refresh-successor')).not.toBe(key);
+  });
+
+  it('is neither the KEK nor shown when logged', () => {
+    const key = new KeySealer(kek, 'production').deriveKey('refresh-successor');
+    expect(key.export().equals(kek)).toBe(false);
+    expect(JSON.stringify(key)).not.toContain(key.export().toString('base64'));
+  });
+
+  it('is random per process on an ephemeral sealer (the memory store)', () => {
+    expect(bytes(KeySealer.ephemeral(), 'refresh-successor')).not.toBe(bytes(KeySealer.ephemeral(), 'refresh-successor'));
+  });
+});
+
 describe('loading the key-encryption key', () => {
   it('reads the environment variable, and the file when one is configured', async () => {
     expect(await loadKeyEncryptionKey(undefined, { [KEK_ENV]: kek.toString('base64') })).toEqual(kek);

@@ -7,8 +7,12 @@ import { stringify } from 'yaml';
 import { StartupError } from '../../src/config/errors.js';
 import { loadGatewayConfig } from '../../src/config/load.js';
 import { startGateway } from '../../src/lifecycle/start.js';
+import { KEK_ENV } from '../../src/keys/sealing.js';
 import { accountsYaml } from '../helpers/accounts.js';
 import { eventually } from '../helpers/eventually.js';
+import { TEST_KEK } from '../helpers/gateway-process.js';
+import { freePort, RedisServer } from '../helpers/redis-server.js';
+import { uniqueEnvironment } from '../helpers/redis-store.js';
 
 const policyFile = (pattern: string) =>
   stringify({ policies: [{ name: 'guard', kind: 'regex-protection', builtin: [], patterns: [{ name: 'blocked', pattern }] }] });
@@ -60,6 +64,44 @@ describe('a gateway that fails to start', () => {
       expect(reloads(failedLines)).toBe(0);
     } finally {
       await live.close();
+    }
+  });
+});
+
+/** A cluster worker's start (serve sets listenWhenReady): node:cluster gives a worker connections from the moment it listens. */
+describe('a gateway told to listen only once ready', () => {
+  it('binds nothing while its Redis is away, and listens ready (never 503) once the store and the keys are loaded', async () => {
+    process.env[KEK_ENV] ??= TEST_KEK;
+    const dir = await mkdtemp(join(tmpdir(), 'tg-listen-when-ready-'));
+    const [redisPort, listenPort] = [await freePort(), await freePort()];
+    let redis: RedisServer | undefined;
+    const lines: string[] = [];
+    try {
+      await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
+      await writeFile(
+        join(dir, 'gateway.yaml'),
+        stringify({ listen: { host: '127.0.0.1', port: listenPort }, admin: { port: 0 }, accounts: './accounts.yaml', environment: uniqueEnvironment(), store: `redis://127.0.0.1:${redisPort}` }),
+      );
+      const config = await loadGatewayConfig(join(dir, 'gateway.yaml'));
+      let started = false;
+      const starting = startGateway({ config, listenWhenReady: true, admin: false, logDestination: { write: (line: string) => void lines.push(line) } });
+      void starting.then(() => (started = true), () => undefined);
+      await eventually(() => lines.some((line) => line.includes('waiting for the store and the signing keys before listening')));
+      await expect(fetch(`http://127.0.0.1:${listenPort}/readyz`)).rejects.toThrow();
+      expect(started).toBe(false);
+
+      redis = await RedisServer.start({ port: redisPort });
+      const gateway = await starting;
+      try {
+        const readiness = await fetch(`${gateway.url}/readyz`);
+        expect(readiness.status).toBe(200);
+        expect(await readiness.json()).toMatchObject({ status: 'ready' });
+      } finally {
+        await gateway.close();
+      }
+    } finally {
+      await redis?.dispose();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

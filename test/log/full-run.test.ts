@@ -146,13 +146,17 @@ describe('a whole run of a gateway process, stdout and stderr', () => {
       expectations.set(response.headers.get('x-request-id') ?? '', response.status === 401 ? { route: '/limited/', status: 401, errorCode: 'SPIKE_ARREST', policy: 'one-per-minute' } : { route: '/limited/', status: 200 });
     }
 
-    // Revocation: with a wrong client secret, then right; the revoked token is refused; a used refresh token replayed.
+    // Revocation: with a wrong client secret, then right; the revoked token is refused; a used refresh token retried
+    // within the grace window (the same successor), then replayed once its successor has been used (the grant revoked).
     const revokeHeaders = (tokenValue: string, clientSecret = APP.client_secret) => ({ client_id: APP.client_id, client_secret: clientSecret, token: tokenValue });
     const revokeUrl = `${gateway.url}/oauth2/v1/revokeToken`;
     await send({ route: '/oauth2/v1/revokeToken', status: 401, errorCode: 'INVALID_CLIENT_CREDENTIALS' }, revokeUrl, token(revokeHeaders(second.access_token, secret('wrong-revoke-secret'))));
     await send({ route: '/oauth2/v1/revokeToken', status: 400, errorCode: 'TOKEN_NOT_ISSUED_TO_CLIENT' }, revokeUrl, token({ client_id: OTHER_APP.client_id, client_secret: OTHER_APP.client_secret, token: second.access_token }));
     await send({ route: '/oauth2/v1/revokeToken', status: 200, clientId: APP.client_id }, revokeUrl, token(revokeHeaders(second.access_token)));
     await send({ ...API_ROUTE, status: 401, errorCode: 'ACCESS_TOKEN_INVALID' }, api(), { headers: bearer(second.access_token) });
+    const retried = await tokensOf(await send({ ...TOKEN_ROUTE, status: 200, clientId: APP.client_id }, tokenUrl(), token(refreshHeaders(first.refresh_token))));
+    expect(retried.refresh_token).toBe(second.refresh_token);
+    await tokensOf(await send({ ...TOKEN_ROUTE, status: 200, clientId: APP.client_id }, tokenUrl(), token(refreshHeaders(second.refresh_token))));
     await send({ ...TOKEN_ROUTE, status: 400, errorCode: 'INVALID_REFRESH_TOKEN' }, tokenUrl(), token(refreshHeaders(first.refresh_token)));
 
     // The operator: probes on both listeners, the admin API with a right and a wrong token, a policy reload by

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { GrantFilter, GrantSummary, RefreshTokenRecord, RefreshTokenRef, Store } from '../../src/store/types.js';
+import type { GrantFilter, GrantSummary, RefreshGrace, RefreshSuccessor, RefreshTokenRecord, RefreshTokenRef, Store } from '../../src/store/types.js';
 import type { ManualClock } from '../helpers/clock.js';
 
 /**
@@ -19,6 +19,10 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
       ...overrides,
     });
     const ref = (hash: string, grantId = 'grant-1'): RefreshTokenRef => ({ grantId, hash });
+    const successor = (hash: string, overrides: Partial<RefreshTokenRecord> = {}): RefreshSuccessor => ({ hash, salt: `salt-of-${hash}`, record: record(overrides) });
+    /** No grace window: every second use is a replay. */
+    const STRICT: RefreshGrace = { windowMs: 0, maxRetries: 5 };
+    const GRACE: RefreshGrace = { windowMs: 30_000, maxRetries: 3 };
 
     beforeEach(async () => {
       clock = newClock();
@@ -39,46 +43,111 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
         expect(await store.refreshTokens.find(ref('h1', 'grant-2'))).toBeUndefined();
       });
 
-      it('rotates once: the old token is marked used and the successor saved', async () => {
+      it('rotates once: the old token is marked used, with its successor, and the successor saved', async () => {
         await store.refreshTokens.save(ref('h1'), record());
-        expect(await store.refreshTokens.rotate(ref('h1'), 'h2', record(), clock.now())).toEqual({ kind: 'rotated' });
-        expect((await store.refreshTokens.find(ref('h1')))?.usedAt).toBe(clock.now());
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('h2'), clock.now(), STRICT)).toEqual({ kind: 'rotated' });
+        expect(await store.refreshTokens.find(ref('h1'))).toMatchObject({ usedAt: clock.now(), successorHash: 'h2', successorSalt: 'salt-of-h2' });
         expect(await store.refreshTokens.find(ref('h2'))).toMatchObject({ clientId: 'app', username: 'alice' });
-        expect(await store.refreshTokens.rotate(ref('h1'), 'h3', record(), clock.now())).toEqual({ kind: 'reused' });
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('h3'), clock.now(), STRICT)).toEqual({ kind: 'reused', reason: 'after_window' });
         expect(await store.refreshTokens.find(ref('h3'))).toBeUndefined();
       });
 
-      it('lets exactly one of many concurrent rotations win', async () => {
+      it('lets exactly one of many concurrent rotations win, with no grace window', async () => {
         await store.refreshTokens.save(ref('h1'), record());
         const outcomes = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => store.refreshTokens.rotate(ref('h1'), `next-${i}`, record(), clock.now())),
+          Array.from({ length: 20 }, (_, i) => store.refreshTokens.rotate(ref('h1'), successor(`next-${i}`), clock.now(), STRICT)),
         );
         expect(outcomes.filter((outcome) => outcome.kind === 'rotated')).toHaveLength(1);
         expect(outcomes.filter((outcome) => outcome.kind === 'reused')).toHaveLength(19);
       });
 
       it('reports an unknown or expired token as missing', async () => {
-        expect(await store.refreshTokens.rotate(ref('nope'), 'h2', record(), clock.now())).toEqual({ kind: 'missing' });
+        expect(await store.refreshTokens.rotate(ref('nope'), successor('h2'), clock.now(), GRACE)).toEqual({ kind: 'missing' });
         await store.refreshTokens.save(ref('h1'), record({ expiresAt: clock.now() + 10 }));
         clock.advance(10);
-        expect(await store.refreshTokens.rotate(ref('h1'), 'h2', record(), clock.now())).toEqual({ kind: 'missing' });
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('h2'), clock.now(), GRACE)).toEqual({ kind: 'missing' });
       });
 
       it('keeps a used token until its own expiry, so a late replay is still recognised', async () => {
         await store.refreshTokens.save(ref('h1'), record());
-        await store.refreshTokens.rotate(ref('h1'), 'h2', record({ expiresAt: clock.now() + 120_000 }), clock.now());
+        await store.refreshTokens.rotate(ref('h1'), successor('h2', { expiresAt: clock.now() + 120_000 }), clock.now(), GRACE);
         clock.advance(59_999);
-        expect(await store.refreshTokens.rotate(ref('h1'), 'h3', record(), clock.now())).toEqual({ kind: 'reused' });
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('h3'), clock.now(), GRACE)).toEqual({ kind: 'reused', reason: 'after_window' });
       });
 
       it('removes every token of a grant and no other', async () => {
         await store.refreshTokens.save(ref('h1'), record());
-        await store.refreshTokens.rotate(ref('h1'), 'h2', record(), clock.now());
+        await store.refreshTokens.rotate(ref('h1'), successor('h2'), clock.now(), GRACE);
         await store.refreshTokens.save(ref('other', 'grant-2'), record({ grantId: 'grant-2' }));
         await store.refreshTokens.removeGrant('grant-1');
         expect(await store.refreshTokens.find(ref('h1'))).toBeUndefined();
         expect(await store.refreshTokens.find(ref('h2'))).toBeUndefined();
         expect(await store.refreshTokens.find(ref('other', 'grant-2'))).toBeDefined();
+      });
+    });
+
+    describe('refresh tokens presented again within the grace window', () => {
+      const rotated = async () => {
+        await store.refreshTokens.save(ref('h1'), record());
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('h2'), clock.now(), GRACE)).toEqual({ kind: 'rotated' });
+      };
+
+      it('names the same successor and its salt, never a second one, and counts each retry', async () => {
+        await rotated();
+        clock.advance(1_000);
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('other'), clock.now(), GRACE)).toEqual({ kind: 'retried', successorHash: 'h2', salt: 'salt-of-h2', retry: 1 });
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('other'), clock.now(), GRACE)).toMatchObject({ kind: 'retried', successorHash: 'h2', retry: 2 });
+        expect(await store.refreshTokens.find(ref('other'))).toBeUndefined();
+        expect((await store.refreshTokens.find(ref('h2')))?.usedAt).toBeUndefined();
+        // The successor is the grant's live token: it still rotates, once.
+        expect(await store.refreshTokens.rotate(ref('h2'), successor('h3'), clock.now(), GRACE)).toEqual({ kind: 'rotated' });
+      });
+
+      it('is a replay once the window is over', async () => {
+        await rotated();
+        clock.advance(GRACE.windowMs - 1);
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('x'), clock.now(), GRACE)).toMatchObject({ kind: 'retried' });
+        clock.advance(1);
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('x'), clock.now(), GRACE)).toEqual({ kind: 'reused', reason: 'after_window' });
+      });
+
+      it('is a replay once the successor itself has been used, however soon', async () => {
+        await rotated();
+        expect(await store.refreshTokens.rotate(ref('h2'), successor('h3'), clock.now(), GRACE)).toEqual({ kind: 'rotated' });
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('x'), clock.now(), GRACE)).toEqual({ kind: 'reused', reason: 'successor_used' });
+      });
+
+      it('is a replay once the successor has expired', async () => {
+        await store.refreshTokens.save(ref('h1'), record());
+        await store.refreshTokens.rotate(ref('h1'), successor('h2', { expiresAt: clock.now() + 500 }), clock.now(), GRACE);
+        clock.advance(500);
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('x'), clock.now(), GRACE)).toEqual({ kind: 'reused', reason: 'successor_used' });
+      });
+
+      it('is a replay past the bounded number of retries', async () => {
+        await rotated();
+        for (let retry = 1; retry <= GRACE.maxRetries; retry++) {
+          expect(await store.refreshTokens.rotate(ref('h1'), successor('x'), clock.now(), GRACE)).toMatchObject({ kind: 'retried', retry });
+        }
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('x'), clock.now(), GRACE)).toEqual({ kind: 'reused', reason: 'too_many' });
+      });
+
+      it('decides many concurrent exchanges of one token atomically: one rotation, bounded retries of it, then replays', async () => {
+        await store.refreshTokens.save(ref('h1'), record());
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.refreshTokens.rotate(ref('h1'), successor(`next-${i}`), clock.now(), GRACE)),
+        );
+        const winner = outcomes.findIndex((outcome) => outcome.kind === 'rotated');
+        expect(outcomes.filter((outcome) => outcome.kind === 'rotated')).toHaveLength(1);
+        const retries = outcomes.flatMap((outcome) => (outcome.kind === 'retried' ? [outcome] : []));
+        expect(retries.map((outcome) => outcome.retry).sort()).toEqual([1, 2, 3]);
+        expect(new Set(retries.map((outcome) => outcome.successorHash))).toEqual(new Set([`next-${winner}`]));
+        expect(outcomes.filter((outcome) => outcome.kind === 'reused')).toEqual(Array(16).fill({ kind: 'reused', reason: 'too_many' }));
+      });
+
+      it('treats a token used before grace windows existed (no successor recorded) as a replay', async () => {
+        await store.refreshTokens.save(ref('h1'), record({ usedAt: clock.now() }));
+        expect(await store.refreshTokens.rotate(ref('h1'), successor('x'), clock.now(), GRACE)).toEqual({ kind: 'reused', reason: 'after_window' });
       });
     });
 
@@ -95,8 +164,8 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
         const loginAt = clock.now();
         await login('g-1', 'alice', 'app');
         clock.advance(1_000);
-        const successor = record({ grantId: 'g-1', issuedAt: clock.now(), expiresAt: clock.now() + 60_000, grantIssuedAt: loginAt });
-        await store.refreshTokens.rotate(ref('g-1-first', 'g-1'), 'g-1-second', successor, clock.now());
+        const next = record({ grantId: 'g-1', issuedAt: clock.now(), expiresAt: clock.now() + 60_000, grantIssuedAt: loginAt });
+        await store.refreshTokens.rotate(ref('g-1-first', 'g-1'), { hash: 'g-1-second', salt: 's', record: next }, clock.now(), GRACE);
         expect(await listed()).toEqual([
           { grantId: 'g-1', username: 'alice', clientId: 'app', issuedAt: loginAt, lastRefreshedAt: loginAt + 1_000, expiresAt: loginAt + 61_000 },
         ]);
@@ -114,7 +183,7 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
           clock.advance(40_000);
           const next = record({ grantId: 'g-1', issuedAt: clock.now(), expiresAt: clock.now() + 60_000, grantIssuedAt: loginAt });
           const current = step === 0 ? 'g-1-first' : `g-1-${step}`;
-          expect(await store.refreshTokens.rotate(ref(current, 'g-1'), `g-1-${step + 1}`, next, clock.now())).toEqual({ kind: 'rotated' });
+          expect(await store.refreshTokens.rotate(ref(current, 'g-1'), { hash: `g-1-${step + 1}`, salt: 's', record: next }, clock.now(), GRACE)).toEqual({ kind: 'rotated' });
         }
         expect(await listed()).toEqual([expect.objectContaining({ issuedAt: loginAt, lastRefreshedAt: loginAt + 120_000 })]);
       });

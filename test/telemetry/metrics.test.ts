@@ -70,14 +70,39 @@ describe('metrics on the admin listener', () => {
     const delta = (name: string, labels: Record<string, string> = {}) => after.value(name, labels) - before.value(name, labels);
     expect(delta('token_gateway_tokens_issued_total', { grant_type: 'password' })).toBe(1);
     expect(delta('token_gateway_tokens_issued_total', { grant_type: 'refresh_token' })).toBe(1);
-    expect(delta('token_gateway_tokens_revoked_total', { token_type: 'access_token' })).toBe(1);
-    expect(delta('token_gateway_tokens_revoked_total', { token_type: 'refresh_token' })).toBe(1);
-    expect(delta('token_gateway_tokens_revoked_total', { token_type: 'none' })).toBe(1);
+    const byEndpoint = { reason: 'revocation_endpoint' };
+    expect(delta('token_gateway_tokens_revoked_total', { token_type: 'access_token', ...byEndpoint })).toBe(1);
+    expect(delta('token_gateway_tokens_revoked_total', { token_type: 'refresh_token', ...byEndpoint })).toBe(1);
+    expect(delta('token_gateway_tokens_revoked_total', { token_type: 'none', ...byEndpoint })).toBe(1);
+    expect(delta('token_gateway_tokens_revoked_total')).toBe(3);
     expect(delta('token_gateway_requests_total', { route: TOKEN, method: 'POST', status: '200' })).toBe(2);
     expect(delta('token_gateway_requests_total', { route: '/oauth2/v1/revokeToken', method: 'POST', status: '200' })).toBe(3);
     expect(delta('token_gateway_request_duration_seconds_count', { route: TOKEN })).toBe(2);
     // One revoked access token and one revoked grant.
     expect(delta('token_gateway_revocation_list_size')).toBe(2);
+  });
+
+  it('counts a refresh retried within the grace window, and a replay under the reason that revoked its grant', async () => {
+    const before = await counted(0);
+    const first = await issueTokens(gw.url);
+    const second = (await (await refreshGrant(gw.url, first.refresh_token)).json()) as { refresh_token: string };
+    expect((await refreshGrant(gw.url, first.refresh_token)).status).toBe(200);
+    expect((await refreshGrant(gw.url, second.refresh_token)).status).toBe(200);
+    expect((await refreshGrant(gw.url, first.refresh_token)).status).toBe(400);
+    const after = await counted(5);
+
+    const delta = (name: string, labels: Record<string, string> = {}) => after.value(name, labels) - before.value(name, labels);
+    expect(delta('token_gateway_refresh_retries_total', { outcome: 'answered' })).toBe(1);
+    expect(delta('token_gateway_refresh_retries_total', { outcome: 'successor_used' })).toBe(1);
+    expect(delta('token_gateway_refresh_retries_total')).toBe(2);
+    expect(delta('token_gateway_tokens_revoked_total', { token_type: 'refresh_token', reason: 'reuse_detected' })).toBe(1);
+    expect(delta('token_gateway_tokens_issued_total', { grant_type: 'refresh_token' })).toBe(3);
+    for (const outcome of ['answered', 'after_window', 'successor_used', 'too_many']) {
+      expect(after.has('token_gateway_refresh_retries_total', { outcome })).toBe(true);
+    }
+    for (const reason of ['revocation_endpoint', 'kill_switch', 'reuse_detected']) {
+      expect(after.has('token_gateway_tokens_revoked_total', { token_type: 'refresh_token', reason })).toBe(true);
+    }
   });
 
   it('counts a protected call that reaches the upstream, with the gateway and upstream latency', async () => {

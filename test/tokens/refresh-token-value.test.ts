@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashRefreshToken, newGrantId, newRefreshTokenValue, refreshTokenRef } from '../../src/tokens/refresh-token-value.js';
+import { hashRefreshToken, newGrantId, newRefreshTokenValue, newRotationSalt, refreshTokenRef, successorRefreshTokenValue } from '../../src/tokens/refresh-token-value.js';
 
 describe('refresh token values', () => {
   it('are <grant id>.<256 random bits>, both base64url, new every time', () => {
@@ -15,6 +15,36 @@ describe('refresh token values', () => {
     const value = newRefreshTokenValue(newGrantId());
     expect(hashRefreshToken(value)).toBe(createHash('sha256').update(value).digest('base64url'));
     expect(refreshTokenRef(value)).toEqual({ grantId: value.split('.')[0], hash: hashRefreshToken(value) });
+  });
+
+  describe('a successor', () => {
+    const key = createSecretKey(randomBytes(32));
+    const grantId = newGrantId();
+    const presented = newRefreshTokenValue(grantId);
+
+    it('is a refresh token of the same grant, in the same format', () => {
+      const successor = successorRefreshTokenValue(key, grantId, presented, newRotationSalt());
+      expect(successor).toMatch(new RegExp(`^${grantId}\\.[A-Za-z0-9_-]{43}$`));
+      expect(refreshTokenRef(successor)?.grantId).toBe(grantId);
+    });
+
+    it('is the same for the same presented token, salt and key: a retry recomputes it', () => {
+      const salt = newRotationSalt();
+      expect(successorRefreshTokenValue(createSecretKey(key.export()), grantId, presented, salt)).toBe(successorRefreshTokenValue(key, grantId, presented, salt));
+    });
+
+    it('differs with another presented token, salt or key: none of them alone gives it away', () => {
+      const salt = newRotationSalt();
+      const successor = successorRefreshTokenValue(key, grantId, presented, salt);
+      expect(successorRefreshTokenValue(key, grantId, newRefreshTokenValue(grantId), salt)).not.toBe(successor);
+      expect(successorRefreshTokenValue(key, grantId, presented, newRotationSalt())).not.toBe(successor);
+      expect(successorRefreshTokenValue(createSecretKey(randomBytes(32)), grantId, presented, salt)).not.toBe(successor);
+    });
+
+    it('has salts of 128 random bits', () => {
+      expect(newRotationSalt()).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(newRotationSalt()).not.toBe(newRotationSalt());
+    });
   });
 
   it.each([

@@ -94,3 +94,16 @@ export function isTransient(error: unknown): boolean {
 }
 
 const isOverloaded = (status: number): boolean => status === 429 || status >= 500;
+
+/**
+ * A refresh that may have reached the gateway, rotated the refresh token
+ * there, and lost its answer on the way back: no answer at all (a timeout, a
+ * dropped connection), or a 5xx (the gateway's 503 after a store timeout, a
+ * balancer's 502 or 504). Presenting the same refresh token once more is then
+ * safe: within the gateway's grace window (`tokens.refresh_grace`, 30 s by
+ * default) a retry is answered with the same successor, not taken for theft.
+ */
+export function mayHaveRotated(error: unknown): boolean {
+  if (error instanceof TokenRequestError) return error.status === undefined || error.status >= 500;
+  return error instanceof TokenGatewayError && error.status >= 500;
+}

@@ -1,5 +1,5 @@
 import { isReplayable, rejectsToken, resolveTarget, withBearer, type FetchInput } from './api-request.js';
-import { isRefreshTokenGone, isTransient, TokenGatewayError } from './errors.js';
+import { isRefreshTokenGone, isTransient, mayHaveRotated, TokenGatewayError } from './errors.js';
 import { readOptions, type ClientSettings, type TokenClientOptions } from './options.js';
 import { scheduleRenewal, type RenewalSchedule } from './renewal-schedule.js';
 import { SingleFlight } from './single-flight.js';
@@ -12,6 +12,13 @@ interface HeldTokens extends RenewalSchedule {
 
 /** After a renewal fails for a passing reason while the token still works, the next attempt waits this long (or Retry-After). */
 const RENEWAL_RETRY_DELAY_MS = 5_000;
+
+/**
+ * The longest wait before the one retry of a refresh that lost its answer,
+ * whatever Retry-After says: the retry must reach the gateway well within its
+ * grace window (30 s by default), which began when the lost attempt rotated.
+ */
+const REFRESH_RETRY_MAX_WAIT_MS = 2_000;
 
 /** Marks a token the gateway refused: never handed out again, and its grace period is over. */
 const REFUSED: RenewalSchedule = { renewAt: Number.NEGATIVE_INFINITY, usableUntil: Number.NEGATIVE_INFINITY };
@@ -44,13 +51,17 @@ export class TokenClient {
    * (refresh grant first, password grant when there is no usable refresh
    * token). Concurrent calls share a single token request.
    *
-   * If renewal fails for a passing reason (no answer, 429, 5xx, Retry-After)
-   * while the held token is still more than 10 s from expiry, that token is
-   * returned and renewal is tried again 5 s later (or after Retry-After).
+   * A refresh that gets no answer or a 5xx may have rotated the refresh token
+   * at the gateway: it is sent once more at once (after Retry-After, at most
+   * 2 s), which the gateway answers with the same pair within its grace
+   * window. If renewal still fails for a passing reason (no answer, 429, 5xx,
+   * Retry-After) while the held token is more than 10 s from expiry, that
+   * token is returned and renewal is tried again 5 s later (or after
+   * Retry-After).
    *
    * @throws TokenGatewayError when the gateway refuses (e.g. 401 `INVALID_CLIENT_CREDENTIALS`)
    * @throws TokenRequestError when there is no usable answer (network, timeout)
-   * Nothing is retried inside: the next call sends a new request.
+   * Nothing else is retried inside: the next call sends a new request.
    */
   async getAccessToken(): Promise<string> {
     const held = this.#tokens;
@@ -122,7 +133,7 @@ export class TokenClient {
     const refreshToken = this.#tokens?.refreshToken;
     if (refreshToken !== undefined) {
       try {
-        return await this.#hold((endpoint) => requestRefreshGrant(endpoint, refreshToken), refreshToken);
+        return await this.#refresh(refreshToken);
       } catch (error) {
         if (!isRefreshTokenGone(error)) throw error;
         // Expired, revoked or replayed: its grant is over, the access token with it.
@@ -130,6 +141,27 @@ export class TokenClient {
       }
     }
     return this.#hold((endpoint) => requestPasswordGrant(endpoint, this.#settings.user));
+  }
+
+  /**
+   * The refresh grant (SPEC 4.4), sent once more when the first attempt may
+   * have rotated the token without its answer arriving (no answer, a 5xx):
+   * the gateway answers a retry within its grace window with the same pair,
+   * where it would otherwise have taken the second use for theft. Once only:
+   * a second failure is the caller's (the held token is still served through
+   * a passing failure), and a refusal of the retry as a replay falls back to
+   * the password grant like any gone refresh token.
+   */
+  async #refresh(refreshToken: string): Promise<HeldTokens> {
+    const send = () => this.#hold((endpoint) => requestRefreshGrant(endpoint, refreshToken), refreshToken);
+    try {
+      return await send();
+    } catch (error) {
+      if (!mayHaveRotated(error)) throw error;
+      const retryAfterMs = error instanceof TokenGatewayError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfterMs, REFRESH_RETRY_MAX_WAIT_MS)));
+      return send();
+    }
   }
 
   /** Sends a grant and schedules the renewal of what it returns, from the moment it was sent. */

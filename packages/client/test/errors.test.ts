@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRefreshTokenGone, isTransient, TokenGatewayError, TokenRequestError, type TokenGatewayErrorInit } from '../src/errors.js';
+import { isRefreshTokenGone, isTransient, mayHaveRotated, TokenGatewayError, TokenRequestError, type TokenGatewayErrorInit } from '../src/errors.js';
 
 const gatewayError = (init: Partial<TokenGatewayErrorInit> = {}) =>
   new TokenGatewayError({ status: 401, errorCode: 'INVALID_CLIENT_CREDENTIALS', message: 'Invalid client credentials', requestId: 'req-1', ...init });
@@ -57,5 +57,21 @@ describe('isTransient: worth trying again later with the same credentials', () =
     ['an error of another kind', false, new TypeError('bug')],
   ])('%s: %s', (_, transient, error) => {
     expect(isTransient(error)).toBe(transient);
+  });
+});
+
+describe('mayHaveRotated: a refresh that may have rotated the token at the gateway without its answer arriving', () => {
+  it.each([
+    ['no answer at all (a timeout, a reset connection)', true, new TokenRequestError('unreachable')],
+    ["a balancer's 504 page", true, new TokenRequestError('bad answer', { status: 504 })],
+    ["the gateway's 503 SERVICE_UNAVAILABLE (a store command that timed out may still have run)", true, gatewayError({ status: 503, errorCode: 'SERVICE_UNAVAILABLE', retryAfter: 1 })],
+    ['500 INTERNAL_ERROR', true, gatewayError({ status: 500, errorCode: 'INTERNAL_ERROR' })],
+    ['429: refused before anything was done', false, gatewayError({ status: 429, errorCode: 'TOO_MANY_REQUESTS' })],
+    ['400 INVALID_REFRESH_TOKEN: an answer, and a final one', false, gatewayError({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' })],
+    ['401 with Retry-After (spike arrest, refused before the grant ran)', false, gatewayError({ errorCode: 'SPIKE_ARREST', retryAfter: 1 })],
+    ['a 200 that is not a token response', false, new TokenRequestError('bad answer', { status: 200 })],
+    ['an error of another kind', false, new TypeError('bug')],
+  ])('%s: %s', (_, retried, error) => {
+    expect(mayHaveRotated(error)).toBe(retried);
   });
 });

@@ -1,7 +1,7 @@
 import { describeStore } from '../../config/store-schema.js';
 import type { GatewayContext } from '../../context.js';
 import { releaseVersion } from '../../oauth/openapi/document.js';
-import { readinessOf } from '../../telemetry/health.js';
+import { clusterReadinessOf, readinessOf } from '../../telemetry/health.js';
 import { answering, isoTime, refuseUnknownFields } from '../input.js';
 import type { AdminOperation, AdminResult, WorkerResult } from '../operation.js';
 
@@ -73,7 +73,7 @@ function statusOf(ctx: GatewayContext): StatusAnswer {
   };
 }
 
-/** One answer for the cluster: each worker listed, ready only when every one is; the store as the first one sees it. */
+/** One answer for the cluster: each worker listed, readiness as the primary's /readyz combines it; the store as the first one sees it. */
 function combined(answers: readonly WorkerResult[]): AdminResult {
   const bodies = answers.flatMap(({ result }) => (result?.status === 200 ? [result.body as StatusAnswer] : []));
   const [first] = bodies;
@@ -81,14 +81,13 @@ function combined(answers: readonly WorkerResult[]): AdminResult {
   const processes = answers.flatMap(({ pid, result }) =>
     result?.status === 200 ? (result.body as StatusAnswer).processes : [{ pid: pid ?? 0, status: 'silent' }],
   );
-  const ready = processes.length > 0 && processes.every((entry) => entry.status === 'ready');
   const store = bodies.find((body) => !body.store.up)?.store ?? first.store;
   return {
     status: 200,
     body: {
       ...first,
       store,
-      readiness: ready ? 'ready' : processes.some((entry) => entry.status === 'draining') ? 'draining' : 'not-ready',
+      readiness: clusterReadinessOf(processes.map((entry) => entry.status)).status,
       workers: { configured: first.workers.configured, running: answers.length, reporting: bodies.length },
       processes,
     },

@@ -55,7 +55,7 @@ async function revokeEveryGrant(ctx: GatewayContext, target: Target): Promise<nu
   let revoked = 0;
   let batch: string[] = [];
   const revokeBatch = async () => {
-    await Promise.all(batch.map((grantId) => revokeGrant(ctx, grantId)));
+    await Promise.all(batch.map((grantId) => revokeGrant(ctx, grantId, 'kill_switch')));
     revoked += batch.length;
     batch = [];
   };

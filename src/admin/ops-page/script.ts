@@ -133,10 +133,12 @@ export const OPS_SCRIPT = String.raw`'use strict';
 
   function renderSummary(status) {
     var ready = status.readiness === 'ready';
+    // Degraded: Redis away, protected calls still served from memory, token issuance 503.
+    var tone = ready ? 'ok' : status.readiness === 'degraded' ? 'warn' : 'bad';
     var parts = [
       ['version', status.version],
       ['environment', status.environment || '(none)'],
-      ['readiness', badge(status.readiness, ready ? 'ok' : 'bad')],
+      ['readiness', badge(status.readiness, tone)],
       ['store', badge(status.store.description + (status.store.up ? ' up' : ' down' + (status.store.reason ? ': ' + status.store.reason : '')), status.store.up ? 'ok' : 'bad')],
       ['processes', status.workers.reporting + ' of ' + status.workers.running + ' reporting'],
       ['policies', status.policies.count + (status.policies.reportOnly ? ' (' + status.policies.reportOnly + ' report-only)' : '')],
@@ -279,7 +281,7 @@ export const OPS_SCRIPT = String.raw`'use strict';
   function renderProcesses(status) {
     fill(byId('processes'), status.processes.map(function (p) {
       var checks = p.checks ? 'store ' + p.checks.store + ', keys ' + p.checks.keys : '';
-      return row([num(p.pid), badge(p.status, p.status === 'ready' ? 'ok' : 'bad'), checks, when(p.startedAt), p.residentBytes ? (p.residentBytes / 1048576).toFixed(0) + ' MiB' : '']);
+      return row([num(p.pid), badge(p.status, p.status === 'ready' ? 'ok' : p.status === 'degraded' ? 'warn' : 'bad'), checks, when(p.startedAt), p.residentBytes ? (p.residentBytes / 1048576).toFixed(0) + ' MiB' : '']);
     }), 'No process answered.');
   }
 

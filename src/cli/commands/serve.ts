@@ -37,7 +37,8 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
       releaseHangups();
       return await superviseWorkers(workers, serveArgs, logger).finally(() => admin.close());
     }
-    gateway = await startGateway({ config, configOverrides: { port: options.port }, admin: !cluster.isWorker });
+    // A worker listens only once ready: node:cluster hands out connections without asking its readiness.
+    gateway = await startGateway({ config, configOverrides: { port: options.port }, admin: !cluster.isWorker, listenWhenReady: cluster.isWorker });
     const running = gateway;
     // The context in force when the primary asks, not the one of start-up: a reload replaces it.
     if (cluster.isWorker) answerPrimary(() => running.context);

@@ -39,7 +39,9 @@ export const revokeEndpoint: Endpoint<{ readonly client: AppAccount; readonly to
   },
 
   async serve(ctx, exchange, { client, token }) {
-    ctx.metrics.tokenRevoked(await revokeOwnToken(ctx, client.client_id, token));
+    const revoked = await revokeOwnToken(ctx, client.client_id, token);
+    // A grant is counted by revokeGrant, as every revoked grant is.
+    if (revoked !== 'refresh_token') ctx.metrics.tokenRevoked(revoked, 'revocation_endpoint');
     sendRecord(
       exchange.res,
       200,
@@ -57,7 +59,7 @@ async function revokeOwnToken(ctx: GatewayContext, clientId: string, token: stri
     const record = await ctx.store.refreshTokens.find(ref);
     if (!record) return 'none';
     assertIssuedTo(record.clientId, clientId);
-    await revokeGrant(ctx, record.grantId);
+    await revokeGrant(ctx, record.grantId, 'revocation_endpoint');
     return 'refresh_token';
   }
   // Invalid, expired or foreign-signed: nothing to revoke (RFC 7009 2.2). Keys not loaded yet: a 503, never a false 200.

@@ -25,7 +25,7 @@ const tokenResponse: JsonSchema = {
     access_token: string('An RFC 9068 JWT (`typ: at+jwt`), verifiable with the keys of /oauth2/v1/keys; send it as `Authorization: Bearer <access_token>`.', {
       pattern: COMPACT_JWS,
     }),
-    refresh_token: string('Opaque; used up by its first exchange (rotation). Header-safe characters only, since it is sent back in a header.', {
+    refresh_token: string('Opaque; used up by its first exchange (rotation), a retry within the grace window answered with the same successor. Header-safe characters only, since it is sent back in a header.', {
       pattern: '^[A-Za-z0-9._-]+$',
     }),
   },

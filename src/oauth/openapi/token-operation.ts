@@ -64,7 +64,7 @@ Client credentials may be sent in any one of three places: the JSON body, the \`
 
 **Standard OAuth 2.0 forms.** Where the operator allows them (gateway.yaml \`oauth.form_encoded\`, accounts.yaml \`apps[].form_encoded\`), the same operation also takes RFC 6749's \`application/x-www-form-urlencoded\` requests (4.3.2 password, 6 refresh), with \`client_secret_basic\` or \`client_secret_post\`: the same token response and the same errors. When no app may use forms, this document does not list the form body, and a form is 415.
 
-Checks run in order of blame: the content type (415), the request's shape (400: client credentials first, then the grant's own parameters), the client's credentials (401), then the user's (401), then account status (401). Refresh tokens rotate: each exchange returns a new one and uses the presented one up; presenting a used one revokes the whole grant.`;
+Checks run in order of blame: the content type (415), the request's shape (400: client credentials first, then the grant's own parameters), the client's credentials (401), then the user's (401), then account status (401). Refresh tokens rotate: each exchange returns a new one and uses the presented one up. Presenting a used one again within the grace window (\`tokens.refresh_grace\`, 30 s by default), before its successor is used, is a retry: the answer is the same new refresh token and a new access token of the same grant. Any other presentation of a used one revokes the whole grant.`;
 
 /** The request bodies this configuration accepts: the spec's JSON always, RFC 6749's form where some app may send one. */
 function tokenRequestBodies(ctx: GatewayContext): OpenApiObject {

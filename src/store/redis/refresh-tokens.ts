@@ -1,7 +1,7 @@
 import { Cluster, type Redis } from 'ioredis';
 import type { Clock } from '../../clock.js';
 import { summariseGrant } from '../grant-summary.js';
-import type { GrantFilter, GrantSummary, RefreshTokenRecord, RefreshTokenRef, RefreshTokenStore, RotationOutcome } from '../types.js';
+import type { GrantFilter, GrantSummary, RefreshGrace, RefreshSuccessor, RefreshTokenRecord, RefreshTokenRef, RefreshTokenStore, ReplayReason, RotationOutcome } from '../types.js';
 import type { RedisClient } from './connection.js';
 import type { Keyspace } from './keyspace.js';
 
@@ -18,24 +18,43 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`;
 
-// KEYS[1] grant; ARGV old hash, new hash, new record, now ms, ttl ms.
-// Check-and-set in one script: of two instances exchanging the same token at once, exactly one sees it unused.
-// Expired records are pruned on the way, so a long-lived grant's hash stays small.
+// KEYS[1] grant; ARGV old hash, successor hash, successor record, successor salt, now ms, ttl ms, grace window ms, max retries.
+// The whole decision in one script, so that it is atomic across instances:
+// - an unused token rotates: marked used with its successor's hash and salt, the successor saved (of two instances
+//   exchanging it at once, exactly one sees it unused); expired records are pruned on the way, so a long-lived
+//   grant's hash stays small;
+// - a used one is a retry, answered with the same successor, while all of: within the grace window of its rotation,
+//   its successor unused and alive, fewer retries than the bound (each counted here);
+// - any other used one is a replay, with the first rule it broke (the caller revokes the grant).
+// The same rules, in the same order, are MemoryRefreshTokens.rotate's.
 const ROTATE = `
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 'missing' end
-local now = tonumber(ARGV[4])
+if not raw then return {'missing'} end
+local now = tonumber(ARGV[5])
 local record = cjson.decode(raw)
-if record.expiresAt <= now then return 'missing' end
-if record.usedAt then return 'reused' end
-local fields = redis.call('HGETALL', KEYS[1])
-for i = 1, #fields, 2 do
-  if cjson.decode(fields[i + 1]).expiresAt <= now then redis.call('HDEL', KEYS[1], fields[i]) end
+if record.expiresAt <= now then return {'missing'} end
+if not record.usedAt then
+  local fields = redis.call('HGETALL', KEYS[1])
+  for i = 1, #fields, 2 do
+    if cjson.decode(fields[i + 1]).expiresAt <= now then redis.call('HDEL', KEYS[1], fields[i]) end
+  end
+  record.usedAt = now
+  record.successorHash = ARGV[2]
+  record.successorSalt = ARGV[4]
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record), ARGV[2], ARGV[3])
+  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[6]) then redis.call('PEXPIRE', KEYS[1], ARGV[6]) end
+  return {'rotated'}
 end
-record.usedAt = now
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record), ARGV[2], ARGV[3])
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
-return 'rotated'`;
+if not record.successorHash or not record.successorSalt or now >= record.usedAt + tonumber(ARGV[7]) then return {'reused', 'after_window'} end
+local next = redis.call('HGET', KEYS[1], record.successorHash)
+if not next then return {'reused', 'successor_used'} end
+local successor = cjson.decode(next)
+if successor.usedAt or successor.expiresAt <= now then return {'reused', 'successor_used'} end
+local retries = (record.retries or 0) + 1
+if retries > tonumber(ARGV[8]) then return {'reused', 'too_many'} end
+record.retries = retries
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(record))
+return {'retried', record.successorHash, record.successorSalt, retries}`;
 
 /** Kept a little past expiry so that a replay just after expiry still finds the record rather than racing its deletion. */
 const TTL_SLACK_MS = 60_000;
@@ -49,7 +68,17 @@ const GRANT_SCAN_COUNT = 500;
 
 interface ScriptedClient {
   tgSaveRefreshToken(key: string, hash: string, record: string, ttlMs: number): Promise<number>;
-  tgRotateRefreshToken(key: string, oldHash: string, newHash: string, record: string, now: number, ttlMs: number): Promise<string>;
+  tgRotateRefreshToken(
+    key: string,
+    oldHash: string,
+    successorHash: string,
+    successorRecord: string,
+    successorSalt: string,
+    now: number,
+    ttlMs: number,
+    graceMs: number,
+    maxRetries: number,
+  ): Promise<Array<string | number>>;
 }
 
 export function defineRefreshTokenScripts(client: RedisClient): void {
@@ -80,12 +109,12 @@ export class RedisRefreshTokens implements RefreshTokenStore {
     return record.expiresAt > this.clock.now() ? record : undefined;
   }
 
-  async rotate(old: RefreshTokenRef, successorHash: string, successor: RefreshTokenRecord, now: number): Promise<RotationOutcome> {
-    const kind = await this.guard(() =>
-      this.scripts.tgRotateRefreshToken(this.keys.grant(old.grantId), old.hash, successorHash, JSON.stringify(successor), now, this.ttlOf(successor)),
+  async rotate(old: RefreshTokenRef, successor: RefreshSuccessor, now: number, grace: RefreshGrace): Promise<RotationOutcome> {
+    const { hash, salt, record } = successor;
+    const reply = await this.guard(() =>
+      this.scripts.tgRotateRefreshToken(this.keys.grant(old.grantId), old.hash, hash, JSON.stringify(record), salt, now, this.ttlOf(record), grace.windowMs, grace.maxRetries),
     );
-    if (kind !== 'rotated' && kind !== 'reused' && kind !== 'missing') throw new Error(`unexpected rotation outcome ${kind}`);
-    return { kind };
+    return rotationOutcomeOf(reply);
   }
 
   async removeGrant(grantId: string): Promise<void> {
@@ -136,6 +165,19 @@ export class RedisRefreshTokens implements RefreshTokenStore {
   private ttlOf(record: RefreshTokenRecord): number {
     return Math.max(1, record.expiresAt - this.clock.now()) + TTL_SLACK_MS;
   }
+}
+
+const REPLAY_REASONS: readonly ReplayReason[] = ['after_window', 'successor_used', 'too_many'];
+
+/** The rotation script's reply, checked: anything else is a script and a gateway out of step, never a token decision. */
+function rotationOutcomeOf(reply: ReadonlyArray<string | number>): RotationOutcome {
+  const [kind, first, second, third] = reply;
+  if (kind === 'rotated' || kind === 'missing') return { kind };
+  if (kind === 'reused' && REPLAY_REASONS.includes(first as ReplayReason)) return { kind, reason: first as ReplayReason };
+  if (kind === 'retried' && typeof first === 'string' && typeof second === 'string' && typeof third === 'number') {
+    return { kind, successorHash: first, salt: second, retry: third };
+  }
+  throw new Error(`unexpected rotation outcome ${JSON.stringify(reply)}`);
 }
 
 /** Where keys live: each master of a cluster holds its own slots; otherwise the one server (or sentinel's master). */

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adminCall } from '../../helpers/admin.js';
 import { APP, OTHER_APP, OTHER_USER, USER } from '../../helpers/accounts.js';
 import { bootGateway, callProtected, errorOf, issueTokens, refreshGrant, type TestGateway, type TokenResponse } from '../../helpers/gateway.js';
+import { scrape } from '../../helpers/metrics.js';
 
 /**
  * POST /admin/v1/revocations, the kill switch, against a real gateway's
@@ -58,6 +59,17 @@ describe('POST /admin/v1/revocations (the kill switch)', () => {
     await expectRefused(aliceOne, APP);
     await expectRefused(bobOne, APP);
     await expectWorking(aliceOther, OTHER_APP);
+  });
+
+  it('counts each grant it ends in token_gateway_tokens_revoked_total, beside the revocation endpoint', async () => {
+    await login(USER, APP);
+    await login(USER, OTHER_APP);
+    const revoked = { token_type: 'refresh_token', reason: 'kill_switch' };
+    expect((await scrape(tg.gateway.adminUrl!)).value('token_gateway_tokens_revoked_total', revoked)).toBe(0);
+    expect(await killSwitch({ username: USER.username })).toMatchObject({ status: 200, body: { revoked: 2 } });
+    const after = await scrape(tg.gateway.adminUrl!);
+    expect(after.value('token_gateway_tokens_revoked_total', revoked)).toBe(2);
+    expect(after.value('token_gateway_tokens_revoked_total', { reason: 'revocation_endpoint' })).toBe(0);
   });
 
   it('says that an active account can log in again, and how to disable it first', async () => {

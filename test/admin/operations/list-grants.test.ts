@@ -75,8 +75,9 @@ describe('GET /admin/v1/grants', () => {
     const revoked = await login(USER, APP);
     expect((await revoke(tg.url, revoked.refresh_token)).status).toBe(200);
     const replayed = await login(USER, APP);
-    await refreshGrant(tg.url, replayed.refresh_token);
-    await refreshGrant(tg.url, replayed.refresh_token); // a replay: the grant is revoked
+    const successor = (await (await refreshGrant(tg.url, replayed.refresh_token)).json()) as { refresh_token: string };
+    await refreshGrant(tg.url, successor.refresh_token);
+    await refreshGrant(tg.url, replayed.refresh_token); // a replay once its successor is used: the grant is revoked
     const halfRevoked = await login(USER, APP);
     // As if the store had failed between the two steps of revokeGrant: the entry is there, the tokens too.
     await tg.gateway.context.store.revocations.add({ kind: 'grant', id: grantIdOf(halfRevoked), expiresAt: clock.now() + 2 * DAY });

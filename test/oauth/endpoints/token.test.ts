@@ -139,7 +139,10 @@ describe('POST /oauth2/v1/token with forms switched on (oauth.form_encoded: true
     expect(refreshed.status).toBe(200);
     const second = (await refreshed.json()) as TokenResponse;
     expect(second.refresh_token).not.toBe(first.refresh_token);
-    // The used token is used up, whichever format presents it again.
+    // A retry in either format gets the same successor; once the successor is used, the old token is used up in both.
+    const retry = await postForm(tg.url, TOKEN, { grant_type: 'refresh_token', refresh_token: first.refresh_token, ...postCredentials });
+    expect(((await retry.json()) as TokenResponse).refresh_token).toBe(second.refresh_token);
+    expect((await postForm(tg.url, TOKEN, { grant_type: 'refresh_token', refresh_token: second.refresh_token, ...postCredentials })).status).toBe(200);
     const replay = await postForm(tg.url, TOKEN, { grant_type: 'refresh_token', refresh_token: first.refresh_token, ...postCredentials });
     expect(await refused(replay)).toEqual({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
   });

@@ -1,10 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
+import { REFRESH_GRACE_RETRIES } from '../../../src/config/defaults.js';
 import { APP, OTHER_APP, SUSPENDED_APP, USER } from '../../helpers/accounts.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { bootGateway, callProtected, errorOf, issueTokens, refreshGrant, type TestGateway, type TokenResponse } from '../../helpers/gateway.js';
+import { scrape } from '../../helpers/metrics.js';
 
 const HOUR = 3_600_000;
+const GRACE_MS = 30_000;
+
+const pairOf = async (response: Response): Promise<TokenResponse> => {
+  if (response.status !== 200) throw new Error(`refresh grant answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as TokenResponse;
+};
+const sidOf = (pair: { access_token: string }): unknown => decodeJwt(pair.access_token).sid;
 
 describe('POST /oauth2/v1/token (refresh grant, SPEC 4.4)', () => {
   let tg: TestGateway;
@@ -31,10 +40,11 @@ describe('POST /oauth2/v1/token (refresh grant, SPEC 4.4)', () => {
     expect((await callProtected(tg.url, second.access_token)).status).toBe(200);
   });
 
-  it('refuses a replayed refresh token and revokes everything issued from its grant', async () => {
+  it('refuses a refresh token presented again after the grace window, and revokes everything issued from its grant', async () => {
     await boot();
     const first = await issueTokens(tg.url);
-    const second = (await (await refreshGrant(tg.url, first.refresh_token)).json()) as TokenResponse;
+    const second = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+    clock.advance(GRACE_MS);
     const replay = await errorOf(await refreshGrant(tg.url, first.refresh_token));
     expect(replay).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN', body: { error: 'invalid_grant' } });
     // The thief or the victim holds `second`: both are cut off until they log in again.
@@ -43,13 +53,96 @@ describe('POST /oauth2/v1/token (refresh grant, SPEC 4.4)', () => {
     // Other grants of the same user are untouched.
     const other = await issueTokens(tg.url);
     expect((await callProtected(tg.url, other.access_token)).status).toBe(200);
+    expect(tg.logs).toContainEqual(expect.objectContaining({ msg: 'refresh token reuse: revoking the grant', reason: 'after_window', grantId: sidOf(first) }));
   });
 
-  it('lets only one of two concurrent exchanges of the same token win', async () => {
-    await boot();
-    const { refresh_token } = await issueTokens(tg.url);
-    const statuses = (await Promise.all([refreshGrant(tg.url, refresh_token), refreshGrant(tg.url, refresh_token)])).map((r) => r.status);
-    expect(statuses.sort()).toEqual([200, 400]);
+  describe('a retry within the grace window (tokens.refresh_grace, 30 s by default)', () => {
+    it('answers the same refresh token and an access token of the same grant; both access tokens work', async () => {
+      await boot();
+      const first = await issueTokens(tg.url);
+      const lost = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      clock.advance(GRACE_MS - 1);
+      const retried = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      expect(retried.refresh_token).toBe(lost.refresh_token);
+      expect(decodeJwt(retried.access_token)).toMatchObject({ sid: sidOf(first), sub: USER.username, client_id: APP.client_id });
+      expect(decodeJwt(retried.access_token).jti).not.toBe(decodeJwt(lost.access_token).jti);
+      for (const pair of [lost, retried]) expect((await callProtected(tg.url, pair.access_token)).status).toBe(200);
+      // The successor carries on as the grant's one live token.
+      expect((await refreshGrant(tg.url, retried.refresh_token)).status).toBe(200);
+    });
+
+    it('answers both of two exchanges of one token at the same moment with the same pair', async () => {
+      await boot();
+      const { refresh_token } = await issueTokens(tg.url);
+      const [a, b] = await Promise.all([refreshGrant(tg.url, refresh_token), refreshGrant(tg.url, refresh_token)]);
+      const [pairA, pairB] = [await pairOf(a), await pairOf(b)];
+      expect(pairA.refresh_token).toBe(pairB.refresh_token);
+      expect(sidOf(pairA)).toBe(sidOf(pairB));
+    });
+
+    it('is theft once the successor itself has been used, however soon', async () => {
+      await boot();
+      const first = await issueTokens(tg.url);
+      const second = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      const third = await pairOf(await refreshGrant(tg.url, second.refresh_token));
+      expect(await errorOf(await refreshGrant(tg.url, first.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+      expect((await callProtected(tg.url, third.access_token)).status).toBe(401);
+      expect(await errorOf(await refreshGrant(tg.url, third.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+    });
+
+    it(`answers at most ${REFRESH_GRACE_RETRIES} retries of one rotation; the next presentation is theft`, async () => {
+      await boot();
+      const first = await issueTokens(tg.url);
+      const successor = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      for (let retry = 1; retry <= REFRESH_GRACE_RETRIES; retry++) {
+        expect((await pairOf(await refreshGrant(tg.url, first.refresh_token))).refresh_token).toBe(successor.refresh_token);
+      }
+      expect(await errorOf(await refreshGrant(tg.url, first.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+      expect((await callProtected(tg.url, successor.access_token)).status).toBe(401);
+    });
+
+    it('logs each retry at info with the grant id and counts it, never writing a token', async () => {
+      await boot();
+      const first = await issueTokens(tg.url);
+      const successor = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      const retries = tg.logs.filter((line) => line.msg === 'refresh retried within the grace window: the same successor answered');
+      expect(retries).toEqual([expect.objectContaining({ level: 30, grantId: sidOf(first), clientId: APP.client_id, retry: 1 })]);
+      const scraped = await scrape(tg.gateway.adminUrl!);
+      expect(scraped.value('token_gateway_refresh_retries_total', { outcome: 'answered' })).toBe(1);
+      const secrets = [first.refresh_token, successor.refresh_token].map((token) => token.split('.')[1]!);
+      for (const secret of secrets) expect(tg.rawLogs.join('')).not.toContain(secret);
+    });
+
+    it("refuses another client's presentation of a used token without answering or burning it", async () => {
+      await boot();
+      const first = await issueTokens(tg.url);
+      const successor = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      expect(await errorOf(await refreshGrant(tg.url, first.refresh_token, OTHER_APP))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+      expect((await pairOf(await refreshGrant(tg.url, first.refresh_token))).refresh_token).toBe(successor.refresh_token);
+    });
+  });
+
+  describe('with refresh_grace: 0s (strictly single use)', () => {
+    const strict = async () => {
+      clock = new ManualClock(Date.now());
+      tg = await bootGateway({ clock, config: { tokens: { refresh_grace: '0s' } } });
+    };
+
+    it('treats any second use as theft and revokes the grant', async () => {
+      await strict();
+      const first = await issueTokens(tg.url);
+      const second = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      expect(await errorOf(await refreshGrant(tg.url, first.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+      expect((await callProtected(tg.url, second.access_token)).status).toBe(401);
+    });
+
+    it('lets only one of two concurrent exchanges of the same token win', async () => {
+      await strict();
+      const { refresh_token } = await issueTokens(tg.url);
+      const statuses = (await Promise.all([refreshGrant(tg.url, refresh_token), refreshGrant(tg.url, refresh_token)])).map((r) => r.status);
+      expect(statuses.sort()).toEqual([200, 400]);
+    });
   });
 
   it("refuses another client's refresh token without burning it", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyspace } from '../../../src/store/redis/keyspace.js';
 import type { RedisStore } from '../../../src/store/redis/store.js';
-import type { RefreshTokenRecord } from '../../../src/store/types.js';
+import type { RefreshGrace, RefreshSuccessor, RefreshTokenRecord } from '../../../src/store/types.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { rawCommand, RedisServer } from '../../helpers/redis-server.js';
 import { connectedStore, redisStoreConfig, uniqueEnvironment } from '../../helpers/redis-store.js';
@@ -24,6 +24,8 @@ describe('refresh tokens in Redis', () => {
     await redis?.dispose();
   });
   const record = (over: Partial<RefreshTokenRecord> = {}): RefreshTokenRecord => ({ grantId: 'g', clientId: 'c', username: 'u', issuedAt: clock.now(), expiresAt: clock.now() + 60_000, ...over });
+  const successor = (hash: string, over: Partial<RefreshTokenRecord> = {}): RefreshSuccessor => ({ hash, salt: 'salt', record: record(over) });
+  const GRACE: RefreshGrace = { windowMs: 30_000, maxRetries: 5 };
 
   it('keeps a grant as one hash of token hash -> record, never the token value itself', async () => {
     await store.refreshTokens.save({ grantId: 'one-hash', hash: 'h1' }, record({ grantId: 'one-hash' }));
@@ -46,7 +48,7 @@ describe('refresh tokens in Redis', () => {
     clock.advance(1_000);
     expect(await store.refreshTokens.find(ref)).toBeUndefined();
     expect(integer(await rawCommand(redis.port, `HEXISTS ${keyspace(environment).grant('clock')} h`))).toBe(1);
-    expect(await store.refreshTokens.rotate(ref, 'next', record({ grantId: 'clock' }), clock.now())).toEqual({ kind: 'missing' });
+    expect(await store.refreshTokens.rotate(ref, successor('next', { grantId: 'clock' }), clock.now(), GRACE)).toEqual({ kind: 'missing' });
   });
 
   it('prunes expired tokens of a grant when it rotates one, so a long-lived grant stays small', async () => {
@@ -54,9 +56,19 @@ describe('refresh tokens in Redis', () => {
     await store.refreshTokens.save({ grantId: 'prune', hash: 'old' }, record({ grantId: 'prune', expiresAt: clock.now() + 10 }));
     await store.refreshTokens.save({ grantId: 'prune', hash: 'current' }, record({ grantId: 'prune' }));
     clock.advance(10);
-    expect(await store.refreshTokens.rotate({ grantId: 'prune', hash: 'current' }, 'next', record({ grantId: 'prune' }), clock.now())).toEqual({ kind: 'rotated' });
+    expect(await store.refreshTokens.rotate({ grantId: 'prune', hash: 'current' }, successor('next', { grantId: 'prune' }), clock.now(), GRACE)).toEqual({ kind: 'rotated' });
     expect(await rawCommand(redis.port, `HEXISTS ${key} old`)).toBe(':0\r\n');
     expect(integer(await rawCommand(redis.port, `HLEN ${key}`))).toBe(2); // the used one (kept to recognise a replay) and its successor
+  });
+
+  it('keeps the successor as a hash and the salt it was derived with, never the successor itself, and counts retries in the record', async () => {
+    const key = keyspace(environment).grant('retried');
+    await store.refreshTokens.save({ grantId: 'retried', hash: 'old' }, record({ grantId: 'retried' }));
+    await store.refreshTokens.rotate({ grantId: 'retried', hash: 'old' }, successor('new', { grantId: 'retried' }), clock.now(), GRACE);
+    await store.refreshTokens.rotate({ grantId: 'retried', hash: 'old' }, successor('other', { grantId: 'retried' }), clock.now(), GRACE);
+    const reply = await rawCommand(redis.port, `HGET ${key} old`);
+    expect(JSON.parse(reply.split('\r\n')[1]!)).toMatchObject({ usedAt: clock.now(), successorHash: 'new', successorSalt: 'salt', retries: 1 });
+    expect(integer(await rawCommand(redis.port, `HLEN ${key}`))).toBe(2);
   });
 
   it('removes a grant in one step', async () => {

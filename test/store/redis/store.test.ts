@@ -77,18 +77,21 @@ describe('redis store: instances sharing one redis', () => {
     }
   });
 
-  it('lets exactly one of two instances rotate the same refresh token', async () => {
+  it('lets exactly one of two instances rotate the same refresh token; the other retries it within the grace window, or replays it without one', async () => {
     const environment = uniqueEnvironment();
     const [a, b] = [await storeOn(environment), await storeOn(environment)];
     const record = { grantId: 'g', clientId: 'app', username: 'u', issuedAt: clock.now(), expiresAt: clock.now() + 60_000 };
     for (let round = 0; round < 10; round++) {
       const ref = { grantId: 'g', hash: `h${round}` };
+      const grace = { windowMs: round % 2 === 0 ? 30_000 : 0, maxRetries: 5 };
       await a.refreshTokens.save(ref, record);
       const outcomes = await Promise.all([
-        a.refreshTokens.rotate(ref, `a${round}`, record, clock.now()),
-        b.refreshTokens.rotate(ref, `b${round}`, record, clock.now()),
+        a.refreshTokens.rotate(ref, { hash: `a${round}`, salt: 'a', record }, clock.now(), grace),
+        b.refreshTokens.rotate(ref, { hash: `b${round}`, salt: 'b', record }, clock.now(), grace),
       ]);
-      expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(['reused', 'rotated']);
+      expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(grace.windowMs > 0 ? ['retried', 'rotated'] : ['reused', 'rotated']);
+      const winner = outcomes[0]?.kind === 'rotated' ? `a${round}` : `b${round}`;
+      if (grace.windowMs > 0) expect(outcomes.find((outcome) => outcome.kind === 'retried')).toMatchObject({ successorHash: winner });
     }
   });
 
