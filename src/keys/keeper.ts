@@ -112,6 +112,15 @@ export class KeyRingKeeper {
     this.heartbeat.start();
   }
 
+  /**
+   * Heartbeats now rather than within the second: after a reconnection, a
+   * Redis that restarted without persistence has forgotten every instance,
+   * and a rotation in that second would not know to wait for this one.
+   */
+  announce(): Promise<void> {
+    return this.heartbeat.beat();
+  }
+
   /** Stops the heartbeat and tells the other instances this one has left. */
   stop(): Promise<void> {
     return this.heartbeat.stop();

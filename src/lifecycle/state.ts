@@ -56,7 +56,10 @@ export async function buildState(config: GatewayConfig, clock: Clock, logger: Lo
   });
   const keeper = new KeyRingKeeper({ ring: keyRing, storage: store.keyRing, sealer, logger, clock });
   store.onReconnect(() => {
-    keeper.sync().catch((error: unknown) => logger.error({ err: error }, 'could not load the key ring from the store; will retry'));
+    keeper
+      .sync()
+      .then(() => keeper.announce())
+      .catch((error: unknown) => logger.error({ err: error }, 'could not load the key ring from the store; will retry'));
   });
   if (config.store.kind === 'memory') await keeper.sync();
   return {

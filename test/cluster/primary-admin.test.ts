@@ -191,8 +191,8 @@ describe('the cluster admin listener', () => {
     });
 
     it('is degraded, still 200, while a worker serves protected calls without its store', async () => {
-      // Readiness reads the store's health only.
-      const away = { health: () => ({ ready: false, reason: 'redis is reconnecting' }) } as unknown as GatewayContext['store'];
+      // Readiness reads the store's health and whether it holds the whole revocation list.
+      const away = { health: () => ({ ready: false, reason: 'redis is reconnecting' }), revocations: { loaded: true } } as unknown as GatewayContext['store'];
       const degraded: GatewayContext = { ...second.gateway.context, store: away };
       useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 102, degraded));
       const { status, body } = await readiness();

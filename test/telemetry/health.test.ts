@@ -21,8 +21,8 @@ const readiness = async (url: string): Promise<{ status: number; body: Readiness
 };
 
 /** Only what readiness reads of a store and a key ring. */
-const sources = (store: StoreHealth, keysLoaded: boolean, draining = false) => ({
-  store: { health: () => store } as unknown as Store,
+const sources = (store: StoreHealth, keysLoaded: boolean, draining = false, listLoaded = true) => ({
+  store: { health: () => store, revocations: { loaded: listLoaded } } as unknown as Store,
   keyRing: { loaded: keysLoaded } as unknown as KeyRing,
   shutdown: { draining },
 });
@@ -39,6 +39,13 @@ describe('readiness, rule by rule', () => {
     ['draining while degraded', DOWN, true, true, false, 'draining'],
   ] as const)('%s: %s', (_case, store, keys, draining, ready, status) => {
     expect(readinessOf(sources(store, keys, draining))).toMatchObject({ ready, status });
+  });
+
+  it.each([
+    ['store up', UP],
+    ['store away', DOWN],
+  ] as const)('is not ready, %s, while the whole revocation list is not held (an instance started during an outage waits for a peer)', (_case, store) => {
+    expect(readinessOf(sources(store, true, false, false))).toMatchObject({ ready: false, status: 'not-ready' });
   });
 
   it('names each check, with the reason the store gave', () => {
