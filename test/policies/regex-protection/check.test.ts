@@ -1,30 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CompileDeps, PolicyCheck } from '../../../src/policies/policy.js';
-import { regexProtection } from '../../../src/policies/regex-protection/check.js';
-import { ManualClock } from '../../helpers/clock.js';
+import type { PolicyCheck } from '../../../src/policies/policy.js';
 import { policyRequest, type PolicyRequestInit } from '../../helpers/policy-request.js';
-
-const deps: CompileDeps = {
-  clock: new ManualClock(),
-  rateLimiter: () => {
-    throw new Error('regex-protection keeps no counters');
-  },
-};
-
-const compile = (settings: Record<string, unknown> = {}): PolicyCheck =>
-  regexProtection.compile(regexProtection.schema.parse({ name: 'injection-guard', kind: 'regex-protection', ...settings }), deps);
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-const SQL = "' or 1=1 --";
-
-/** The log detail of the refusal, or undefined when the request passes. */
-async function detailOf(check: PolicyCheck, init: PolicyRequestInit): Promise<string | undefined> {
-  const verdict = await check(policyRequest(init));
-  if (verdict) expect(verdict.code).toBe('REGEX_THREAT');
-  return verdict?.detail;
-}
-
-const jsonBody = (value: unknown): PolicyRequestInit => ({ headers: JSON_HEADERS, body: [JSON.stringify(value)] });
+import { regexProtection } from '../../../src/policies/regex-protection/check.js';
+import { compile, detailOf, JSON_HEADERS, jsonBody, SQL } from './compile.js';
 
 describe('regex-protection: ordinary requests pass', () => {
   it('a scoring request with apostrophes, dates and "order": "desc" passes every location', async () => {
