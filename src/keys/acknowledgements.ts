@@ -82,8 +82,11 @@ export class Heartbeat {
     this.arm();
   }
 
-  /** One beat now; resolves when the store has it (or failed: the next beat retries). */
+  /** One beat now; resolves when the store has it (or failed: the next beat retries). None once stopped. */
   async beat(): Promise<void> {
+    // A ring installed after stop() (a change notice before the store closes) would write back the record stop()
+    // removed, and every rotation for the next 10 minutes would name this instance as unconfirmed.
+    if (this.stopped) return;
     const { storage, installedVersion, onBehind } = this.options;
     const installed = installedVersion();
     // Unreachable store: nothing to catch up with until it answers (its reconnection reloads the ring anyway).

@@ -209,6 +209,15 @@ describe('Heartbeat: this instance says it is alive and which ring it has', () =
     expect(storage.acknowledged).toHaveLength(1);
   });
 
+  it('writes no heartbeat once stopped, even when asked (an install after stop): its record stays removed', async () => {
+    const storage = new Heartbeats();
+    const { beat, behind } = heartbeat(storage, 0);
+    await beat.stop();
+    await beat.beat();
+    expect(storage.acknowledged).toEqual([]);
+    expect(behind.count).toBe(0);
+  });
+
   it('stops quietly when the store cannot be told: the record is forgotten past the horizon anyway', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
