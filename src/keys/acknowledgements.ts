@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
-import { HEARTBEAT_INTERVAL_MS, INSTANCE_HORIZON_MS, LIVE_WINDOW_MS } from '../store/instances.js';
+import { HEARTBEAT_INTERVAL_MS, INSTANCE_HORIZON_MS, isLive } from '../store/instances.js';
 import type { KeyRingStorage } from '../store/types.js';
 
 /** Which instances have installed a ring version, and which could not be shown to have. */
@@ -42,13 +42,12 @@ export async function confirmations(storage: KeyRingStorage, version: number, wa
   for (;;) {
     const instances = await storage.instances(Date.now(), INSTANCE_HORIZON_MS);
     const now = Date.now();
-    const isLive = (seenAt: number) => now - seenAt <= LIVE_WINDOW_MS;
     const behind = instances.filter((instance) => instance.ringVersion < version);
-    if (now >= deadline || !behind.some((instance) => isLive(instance.seenAt))) {
+    if (now >= deadline || !behind.some((instance) => isLive(instance.seenAt, now))) {
       return {
         confirmed: instances.filter((instance) => instance.ringVersion >= version).map((instance) => instance.id).sort(),
         unconfirmed: behind
-          .map(({ id, seenAt, ringVersion }) => ({ instance: id, lastSeen: seenAt, live: isLive(seenAt), ringVersion }))
+          .map(({ id, seenAt, ringVersion }) => ({ instance: id, lastSeen: seenAt, live: isLive(seenAt, now), ringVersion }))
           .sort((a, b) => a.instance.localeCompare(b.instance)),
       };
     }
@@ -83,8 +82,11 @@ export class Heartbeat {
     this.arm();
   }
 
-  /** One beat now; resolves when the store has it (or failed: the next beat retries). */
+  /** One beat now; resolves when the store has it (or failed: the next beat retries). None once stopped. */
   async beat(): Promise<void> {
+    // A ring installed after stop() (a change notice before the store closes) would write back the record stop()
+    // removed, and every rotation for the next 10 minutes would name this instance as unconfirmed.
+    if (this.stopped) return;
     const { storage, installedVersion, onBehind } = this.options;
     const installed = installedVersion();
     // Unreachable store: nothing to catch up with until it answers (its reconnection reloads the ring anyway).

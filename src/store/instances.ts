@@ -15,6 +15,9 @@ export const HEARTBEAT_INTERVAL_MS = 1_000;
 /** Heard from within this window: live. Three beats, so that one slow beat does not make an instance look gone. */
 export const LIVE_WINDOW_MS = 3 * HEARTBEAT_INTERVAL_MS;
 
+/** Whether an instance last heard from at `seenAt` counts as live at `now` (both epoch ms, real time). */
+export const isLive = (seenAt: number, now: number): boolean => now - seenAt <= LIVE_WINDOW_MS;
+
 /** Silent for longer: presumed stopped, forgotten, and no longer reported by a rotation. */
 export const INSTANCE_HORIZON_MS = 10 * 60_000;
 

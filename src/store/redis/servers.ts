@@ -11,6 +11,9 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
+/** Whether a Redis of `version` (as INFO says it) lacks what the store needs. */
+export const isTooOld = (version: string): boolean => compareVersions(version, MIN_REDIS_VERSION) < 0;
+
 /** Whether the eviction policy was looked at already (once per store), and where to warn. */
 export interface EvictionCheck {
   done: boolean;
@@ -29,7 +32,7 @@ export async function inspectServers(client: RedisClient, eviction: EvictionChec
   const infos = await Promise.all(nodes.map((node) => node.info('server')));
   const runIds = new Set(infos.map((info) => /run_id:(\w+)/.exec(info)?.[1] ?? ''));
   const versions = infos.map((info) => /redis_version:([\d.]+)/.exec(info)?.[1] ?? '0');
-  const tooOld = versions.find((version) => compareVersions(version, MIN_REDIS_VERSION) < 0);
+  const tooOld = versions.find(isTooOld);
   if (tooOld) return { runIds, problem: `redis ${tooOld} is older than ${MIN_REDIS_VERSION}, which the store needs (ZADD GT)` };
   if (!eviction.done) {
     eviction.done = true;

@@ -3,7 +3,7 @@ import type { Clock, Timer } from '../../clock.js';
 import { describeStore, type RedisStoreConfig } from '../../config/store-schema.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../log/logger.js';
-import { LIVE_WINDOW_MS, newInstanceId } from '../instances.js';
+import { isLive, newInstanceId } from '../instances.js';
 import type { RateLimiterSettings, Store, StoreHealth } from '../types.js';
 import { Cluster } from 'ioredis';
 import { Availability, isOutage, withDeadline } from './availability.js';
@@ -325,7 +325,7 @@ export class RedisStore implements Store {
     let peersHoldingRing = 0;
     for (const [id, value] of Object.entries(heartbeats)) {
       const beat = parseHeartbeat(value);
-      if (id === this.instanceId || now - beat.seenAt > LIVE_WINDOW_MS) continue;
+      if (id === this.instanceId || !isLive(beat.seenAt, now)) continue;
       if (beat.holdsList) peersHoldingList++;
       if (beat.ringVersion > 0) peersHoldingRing++;
     }

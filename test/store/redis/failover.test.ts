@@ -1,7 +1,5 @@
-import { ReplyError } from 'ioredis';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { DeadlineExceeded, isOutage, withDeadline } from '../../../src/store/redis/availability.js';
 import type { RedisStore } from '../../../src/store/redis/store.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { rawCommand, RedisServer, startSentinel } from '../../helpers/redis-server.js';
@@ -18,25 +16,6 @@ import { RedisStore as Store } from '../../../src/store/redis/store.js';
 
 const clock = new ManualClock();
 const later = () => clock.now() + 60 * 60_000;
-
-describe('one deadline per store call', () => {
-  it('rejects with DeadlineExceeded when the operation takes longer, and passes its answer through otherwise', async () => {
-    await expect(withDeadline(new Promise(() => undefined), 30)).rejects.toBeInstanceOf(DeadlineExceeded);
-    await expect(withDeadline(Promise.resolve('answer'), 30)).resolves.toBe('answer');
-  });
-
-  it.each([
-    ['a deadline', new DeadlineExceeded(10), true],
-    ['a closed connection', new Error('Connection is closed.'), true],
-    ['too many cluster redirections', new Error('Too many Cluster redirections. Last error: Error: Command timed out'), true],
-    ['CLUSTERDOWN', new ReplyError('CLUSTERDOWN The cluster is down'), true],
-    ['LOADING', new ReplyError('LOADING Redis is loading the dataset in memory'), true],
-    ['a script error', new ReplyError('ERR Error running script'), false],
-    ['a programming error', new TypeError('x is not a function'), false],
-  ])('counts %s as an outage: %s', (_name, error, outage) => {
-    expect(isOutage(error)).toBe(outage);
-  });
-});
 
 describe('a stalled redis (no connection lost, no answer)', () => {
   it('answers the first call at its deadline and every call after it at once, counters from insurance, until redis answers again', async () => {
