@@ -21,9 +21,25 @@ export class Drain implements ShutdownState {
   private cut = false;
   private graceTimer?: NodeJS.Timeout;
   private graceMs = 0;
-  private readonly responses = new Set<ServerResponse>();
+  /**
+   * Requests in flight, as a count: a Set of responses churned once per
+   * request, and its table living in old space kept every young response
+   * reachable until promoted (bench/README.md, "where the time goes").
+   */
+  private inFlight = 0;
+  /** Of those, the ones that began before the last inFlightDone call (its epoch), and who waits for them to end. */
+  private earlier = 0;
+  private epoch = 0;
+  private readonly earlierWaiters: Array<() => void> = [];
   /** Raw connections, TLS handshakes included, so that the end of the grace can cut every one. */
   private readonly sockets = new Set<Socket>();
+  /**
+   * Each connection that has carried a request (the TLS socket for HTTPS),
+   * with the response it is serving, so that `stop` can close it after that
+   * response. Keyed by connection, which keep-alive reuses: a request
+   * overwrites its connection's entry instead of adding and deleting one.
+   */
+  private readonly serving = new Map<Socket, ServerResponse | undefined>();
 
   constructor(private readonly logger: Logger) {}
 
@@ -38,24 +54,44 @@ export class Drain implements ShutdownState {
       socket.once('close', () => this.sockets.delete(socket));
     });
     server.on('request', (req, res) => {
-      this.responses.add(res);
-      res.once('close', () => this.responses.delete(res));
+      this.inFlight++;
+      const epoch = this.epoch;
+      const socket = req.socket;
+      if (!this.serving.has(socket)) socket.once('close', () => this.serving.delete(socket));
+      // Pipelined requests queue on one connection; the entry holds the latest, which is the one answered last.
+      this.serving.set(socket, res);
+      res.once('close', () => this.ended(socket, res, epoch));
       // A request that arrives on an open connection while draining is served, and its connection closed after it.
       if (this.stopping) res.shouldKeepAlive = false;
       listener(req, res);
     });
   }
 
-  /** Resolves once every request in flight now has ended (later ones do not count). */
+  private ended(socket: Socket, res: ServerResponse, epoch: number): void {
+    this.inFlight--;
+    if (this.serving.get(socket) === res) this.serving.set(socket, undefined);
+    if (epoch === this.epoch) return;
+    if (--this.earlier === 0) for (const resolve of this.earlierWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * Resolves once every request in flight now has ended (later ones do not
+   * count). Counted by epochs: each call starts a new one, and waits for all
+   * requests of the earlier epochs, so a second call may resolve the first a
+   * little later than needed, never earlier.
+   */
   inFlightDone(): Promise<void> {
-    return Promise.all([...this.responses].map((res) => new Promise((resolve) => res.once('close', resolve)))).then(() => undefined);
+    this.epoch++;
+    this.earlier = this.inFlight;
+    if (this.earlier === 0) return Promise.resolve();
+    return new Promise((resolve) => this.earlierWaiters.push(resolve));
   }
 
   /** Resolves once every listener has closed: all in-flight requests done, or cut after `graceMs`. */
   async stop(listeners: readonly Server[], graceMs: number): Promise<void> {
     this.stopping = true;
     this.graceMs = graceMs;
-    for (const res of this.responses) closeConnectionAfter(res);
+    for (const res of this.serving.values()) if (res) closeConnectionAfter(res);
     // node's close() also closes the connections that are idle at this moment.
     const closed = Promise.all(listeners.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     this.graceTimer = setTimeout(() => this.endGrace(), graceMs).unref();
@@ -67,7 +103,7 @@ export class Drain implements ShutdownState {
   endGrace(): void {
     if (!this.stopping || this.cut) return;
     this.cut = true;
-    const count = this.responses.size;
+    const count = this.inFlight;
     if (count > 0) this.logger.warn({ count, graceMs: this.graceMs }, 'shutdown grace over: cutting requests still in flight');
     for (const socket of this.sockets) socket.destroy();
   }

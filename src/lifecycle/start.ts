@@ -15,7 +15,8 @@ import { openClientListeners, type ClientListeners } from '../listeners/client-l
 import { hostForUrl } from '../listeners/listen.js';
 import { applyServerLimits } from '../listeners/server-limits.js';
 import { CertificateReloader, describeCertificate, readTlsCredentials, type TlsCredentials } from '../listeners/tls-listener.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import { droppedLogLines } from '../log/destination.js';
+import { accessLoggerOf, createLogger, type Logger } from '../log/logger.js';
 import { PolicyRuntime, type ReloadOutcome } from '../policies/runtime.js';
 import { createForwarder } from '../proxy/engine.js';
 import type { Forwarder, ForwarderOptions } from '../proxy/forward.js';
@@ -93,6 +94,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.log.level, options.logDestination);
+  const accessLogger = accessLoggerOf(logger);
   // Read first: a certificate that cannot serve stops the start before anything else is built.
   const tls = config.tls && (await readTlsCredentials(config.tls));
   const accounts = await loadAccounts(config, options.accounts);
@@ -102,7 +104,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const drain = new Drain(logger);
   // Before the policies: each compiled policy counts into its series, kept here across reloads.
   let inForce: PolicyRuntime | undefined;
-  const metrics = new Metrics({ store: state.store, keyRing: state.keyRing, shutdown: drain, policies: () => inForce?.current.policies.values() ?? [] });
+  const metrics = new Metrics({ store: state.store, keyRing: state.keyRing, shutdown: drain, policies: () => inForce?.current.policies.values() ?? [], logLinesDropped: options.logDestination ? undefined : droppedLogLines });
   const figures = (name: string, kind: string) => metrics.policySeries(name, kind);
   const policies = await PolicyRuntime.start({ config, apps: accounts.registry.apps, store: state.store, clock, logger, watch: options.watchPolicies ?? true, figures }).catch(
     (error: unknown) => releases.failStart(error),
@@ -126,6 +128,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     accessTokens: accessTokensOf(config, issuer, state.keyRing, clock),
     refreshSuccessorKey: state.refreshSuccessorKey,
     logger,
+    accessLogger,
     policies,
     metrics,
     refusals,
@@ -146,6 +149,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     applied: (next) => {
       for (const listener of listeners.all) applyServerLimits(listener, next.limits);
       logger.level = next.log.level;
+      accessLogger.level = next.log.level;
     },
   });
   const certificates = listeners.https && config.tls && new CertificateReloader(listeners.https, config.tls, logger, watch);

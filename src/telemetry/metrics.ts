@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { catalogue, type ErrorCode } from '../errors/catalogue.js';
 import type { Exchange } from '../http/exchange.js';
 import type { KeyRing } from '../keys/key-ring.js';
@@ -21,6 +21,8 @@ export interface MetricsSources {
   readonly shutdown: ShutdownState;
   /** The policies in force, for the gauge that says which run in report mode; read at scrape time. */
   readonly policies?: () => Iterable<{ readonly name: string; readonly kind: string; readonly mode: string }>;
+  /** Log lines this process dropped because standard output did not keep up (log/destination.ts). */
+  readonly logLinesDropped?: () => number;
 }
 
 /** One route's requests as the operations page charts them: totals, whose rates the page computes between two reads. */
@@ -266,6 +268,19 @@ function registerGauges(registry: Registry, sources: MetricsSources): void {
   );
   gauge('token_gateway_revocation_list_size', 'Entries in the revocation list (revoked access tokens and grants not yet expired).', 'max', () => sources.store.revocations.size);
   gauge('token_gateway_signing_keys', 'Keys in the key ring: the signing one, the next one, and retired ones still verifying.', 'max', () => sources.keyRing.list().length);
+  const { logLinesDropped } = sources;
+  new Counter({
+    name: 'token_gateway_log_lines_dropped_total',
+    help: 'Log lines dropped because standard output did not take them fast enough (more than 4 MiB waiting); a warning line with the count follows once it does.',
+    registers: [registry],
+    aggregator: 'sum',
+    collect() {
+      // The count lives with the destination; a counter only ever moves up to it.
+      const total = logLinesDropped?.() ?? 0;
+      this.reset();
+      if (total > 0) this.inc(total);
+    },
+  });
   const { policies } = sources;
   if (!policies) return;
   new Gauge({

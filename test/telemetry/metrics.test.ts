@@ -50,6 +50,8 @@ describe('metrics on the admin listener', () => {
     expect(scraped.typeOf('token_gateway_requests_total')).toBe('counter');
     expect(scraped.typeOf('token_gateway_request_duration_seconds')).toBe('histogram');
     expect(scraped.typeOf('token_gateway_store_up')).toBe('gauge');
+    // Log lines dropped for a consumer that did not keep up (log/destination.ts): exported at 0 from the start.
+    expect(scraped.typeOf('token_gateway_log_lines_dropped_total')).toBe('counter');
     expect(scraped.has('process_cpu_user_seconds_total')).toBe(true);
     expect(scraped.has('nodejs_eventloop_lag_seconds')).toBe(true);
     // Every catalogue code is exported at zero before its first failure, so rate() and alerts see the series.

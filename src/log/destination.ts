@@ -1,0 +1,131 @@
+import { fstatSync } from 'node:fs';
+import { pino } from 'pino';
+
+/**
+ * Standard output as the log's destination: lines are gathered in memory and
+ * written in batches by the thread pool, so a request never waits for a
+ * write, and a busy gateway makes a write call per batch, not per line.
+ *
+ * Decisions (bench/README.md has the figures):
+ *
+ * - sonic-boom (pino's own destination, from `pino.destination`) does the buffering, the retries on a
+ *   full non-blocking pipe and the final synchronous flush. It runs in its
+ *   `buffer` mode, fed one Buffer per line: in its default `utf8` mode each
+ *   line is appended to a growing string whose byte length is measured again
+ *   on every write, which cost more than building the line.
+ * - **Bounded, drop and count.** A consumer that does not keep up (a pipe
+ *   whose reader stalls, a disk that blocks) gets at most `MAX_PENDING_BYTES`
+ *   held for it; lines past that are dropped, counted
+ *   (`token_gateway_log_lines_dropped_total`), and one warning line with the
+ *   count is written once the destination takes lines again. Back-pressure
+ *   would instead slow every request down to the speed of the log reader,
+ *   which turns a slow log collector into an outage; nginx and HAProxy make
+ *   the same choice for their access logs.
+ * - Pending lines are written out synchronously when the process exits
+ *   (after SIGTERM's drain too), and at the latest `FLUSH_EVERY_MS` after
+ *   they were logged while the gateway is quiet.
+ */
+export interface LogDestination {
+  write(line: string): void;
+  /** Lines dropped since the start because the consumer did not keep up. */
+  readonly dropped: number;
+  /** Writes everything pending now, synchronously. */
+  flushSync(): void;
+}
+
+/** Up to 4 MiB waits for a slow consumer (about 16,000 access lines); past that, lines are dropped and counted. */
+export const MAX_PENDING_BYTES = 4 * 1024 * 1024;
+// Batches of 64 KiB, and lines at most 100 ms old when the gateway is quiet.
+const FLUSH_AT_BYTES = 64 * 1024;
+const MAX_WRITE_BYTES = 256 * 1024;
+const FLUSH_EVERY_MS = 100;
+
+export interface DestinationOptions {
+  /** A file descriptor (standard output by default). */
+  readonly fd?: number;
+  readonly maxPendingBytes?: number;
+}
+
+/** A batched, bounded destination on a file descriptor; see the module comment. */
+export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES }: DestinationOptions = {}): LogDestination {
+  const sync = isRegularFile(fd);
+  const sonic = pino.destination({ dest: fd, sync, minLength: FLUSH_AT_BYTES, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
+  // In buffer mode sonic-boom's write takes a Buffer; its type declares the utf8 mode's string only.
+  const writeBytes = (bytes: Buffer): boolean => (sonic.write as unknown as (data: Buffer) => boolean).call(sonic, bytes);
+  let dropped = 0;
+  let unreported = 0;
+  let pending = false;
+  sonic.on('drop', () => {
+    dropped++;
+    unreported++;
+  });
+  // A reader that went away (EPIPE) or a full disk: the gateway goes on serving; nothing is retried.
+  sonic.on('error', () => undefined);
+  /** Whether the destination took the bytes (a drop is reported synchronously, during the write). */
+  const accepted = (bytes: Buffer): boolean => {
+    const before = dropped;
+    writeBytes(bytes);
+    return dropped === before;
+  };
+  const write = (line: string): void => {
+    if (unreported > 0) {
+      if (accepted(Buffer.from(droppedWarning(unreported)))) unreported = 0;
+      else {
+        // Still no room: the warning is not one of the log's lines, so it does not count as dropped.
+        dropped--;
+        unreported--;
+      }
+    }
+    writeBytes(Buffer.from(line));
+    pending = true;
+  };
+  const flush = () => {
+    if (!pending) return;
+    pending = false;
+    try {
+      sonic.flush();
+    } catch {
+      // flush() throws while the fd is being written already or is gone; the next tick writes it.
+    }
+  };
+  setInterval(flush, FLUSH_EVERY_MS).unref();
+  const flushSync = () => {
+    try {
+      sonic.flushSync();
+    } catch {
+      // EAGAIN on a full pipe at exit, or a reader gone: what is left cannot be written.
+    }
+  };
+  process.once('exit', flushSync);
+  return {
+    write,
+    get dropped() {
+      return dropped;
+    },
+    flushSync,
+  };
+}
+
+/** A regular file never blocks for long: written in the event loop, without a thread pool round trip per batch. */
+function isRegularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The warning that replaces what was dropped: pino's shape, so log readers parse it like any other line. */
+function droppedWarning(count: number): string {
+  return `${JSON.stringify({ level: 40, time: new Date().toISOString(), service: 'token-gateway', pid: process.pid, dropped: count, msg: 'log lines dropped: standard output did not keep up' })}\n`;
+}
+
+let standard: LogDestination | undefined;
+
+/** The process's standard output: one destination however many gateways the process runs (tests run several). */
+export function standardOutput(): LogDestination {
+  return (standard ??= createLogDestination());
+}
+
+/** Log lines this process dropped (0 while nothing logged to standard output): read at scrape time. */
+export const droppedLogLines = (): number => standard?.dropped ?? 0;

@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/*
+ * The log destination in a process of its own, on a real file and a real
+ * pipe: what reaches the consumer, in what order, at exit, and what happens
+ * when the consumer stops reading.
+ */
+
+const DESTINATION = pathToFileURL(resolve('dist/log/destination.js')).href;
+
+/** Runs `body` (an ES module's text, with `createLogDestination` imported) with stdout as given. */
+function runChild(body: string, stdout: 'pipe' | number, options: { pausedUntil?: string } = {}) {
+  const script = `import { createLogDestination } from ${JSON.stringify(DESTINATION)};\n${body}`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', stdout, 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+    // The consumer starts reading once the child says it has written its burst.
+    if (options.pausedUntil && err.includes(options.pausedUntil)) {
+      child.stdout?.resume();
+      child.stdin.write('go\n');
+    }
+  });
+  if (child.stdout) {
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    if (options.pausedUntil) child.stdout.pause();
+  }
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveRun) =>
+    child.once('close', (code) => resolveRun({ code, stdout: out, stderr: err })),
+  );
+  return done;
+}
+
+const numbersIn = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((entry) => JSON.parse(entry) as { n?: number; dropped?: number; msg: string });
+
+describe('log destination', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tg-log-destination-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('writes every line to a regular file, in order, when the process exits right after logging', async () => {
+    const file = join(dir, 'access.log');
+    const fd = openSync(file, 'w');
+    const run = await runChild(
+      `const d = createLogDestination(); for (let i = 0; i < 20000; i++) d.write(JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(150) }) + '\\n'); process.exit(0);`,
+      fd,
+    );
+    closeSync(fd);
+    expect(run.code).toBe(0);
+    const written = numbersIn(readFileSync(file, 'utf8'));
+    expect(written).toHaveLength(20000);
+    expect(written.every((entry, i) => entry.n === i)).toBe(true);
+  });
+
+  it('writes every pending line to a pipe when the process exits right after logging', async () => {
+    const run = await runChild(`const d = createLogDestination(); for (let i = 0; i < 20000; i++) d.write(JSON.stringify({ n: i, msg: 'request' }) + '\\n'); process.exit(0);`, 'pipe');
+    expect(run.code).toBe(0);
+    const written = numbersIn(run.stdout);
+    expect(written).toHaveLength(20000);
+    expect(written.every((entry, i) => entry.n === i)).toBe(true);
+  });
+
+  it('drops and counts what a consumer that stopped reading cannot take, never blocks, and says how many once it reads again', async () => {
+    // 64 KiB may wait; 4,000 lines of about 200 bytes (800 KB) are written while nobody reads the pipe (64 KiB of its own).
+    const body = `
+      const d = createLogDestination({ maxPendingBytes: 64 * 1024 });
+      const line = (i) => JSON.stringify({ level: 30, n: i, msg: 'request', pad: 'x'.repeat(150) }) + '\\n';
+      const started = Date.now();
+      for (let tick = 0; tick < 40; tick++) {
+        for (let i = 0; i < 100; i++) d.write(line(tick * 100 + i));
+        await new Promise((next) => setImmediate(next));
+      }
+      process.stderr.write('burst written in ' + (Date.now() - started) + ' ms, dropped ' + d.dropped + '\\n');
+      await new Promise((next) => process.stdin.once('data', next));
+      d.flushSync();
+      d.write(line(4000));
+      d.flushSync();
+      process.stderr.write('final dropped ' + d.dropped + '\\n');
+      process.exit(0);
+    `;
+    const run = await runChild(body, 'pipe', { pausedUntil: 'burst written' });
+    expect(run.code).toBe(0);
+    const dropped = Number(/final dropped (\d+)/.exec(run.stderr)?.[1]);
+    const burstMs = Number(/burst written in (\d+) ms/.exec(run.stderr)?.[1]);
+    // The event loop went on: 40 turns with nobody reading took well under the time a blocked write would hang for ever.
+    expect(burstMs).toBeLessThan(5_000);
+    expect(dropped).toBeGreaterThan(0);
+    const entries = numbersIn(run.stdout);
+    const requests = entries.filter((entry) => entry.msg === 'request');
+    const warnings = entries.filter((entry) => entry.dropped !== undefined);
+    // Nothing is lost without being counted, nothing is duplicated, and the order is kept.
+    expect(requests.length + dropped).toBe(4001);
+    expect(requests.map((entry) => entry.n)).toEqual([...requests.map((entry) => entry.n)].sort((a, b) => (a ?? 0) - (b ?? 0)));
+    // One warning each time lines go through again after some were dropped; together they count every drop.
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const warning of warnings) expect(warning).toMatchObject({ level: 40, msg: 'log lines dropped: standard output did not keep up' });
+    expect(warnings.reduce((sum, warning) => sum + (warning.dropped ?? 0), 0)).toBe(dropped);
+    // The burst ended with drops: the warning comes right before the first line written once the consumer reads.
+    expect(entries.at(-1)).toMatchObject({ n: 4000 });
+    expect(entries.at(-2)).toBe(warnings.at(-1));
+  });
+});
