@@ -14,9 +14,11 @@ export function clientAddressOf(req: IncomingMessage, trustedProxies: AddressRan
   // A request whose body was cut short (a policy stopped it mid-stream) has let go of its socket; its response still holds it.
   const socket = (req.socket as Socket | null) ?? response?.socket;
   const peer = socket?.remoteAddress ?? '';
+  // Without trusted proxies the answer depends on the peer's spelling alone, and few peers send most requests.
+  if (trustedProxies.isEmpty) return canonicalPeer(peer);
   let current = parseAddress(peer);
   if (!current) return peer;
-  if (trustedProxies.isEmpty || !trustedProxies.contains(current)) return current.toString();
+  if (!trustedProxies.contains(current)) return current.toString();
   const hops = forwardedHops(req);
   for (let i = hops.length - 1; i >= 0 && trustedProxies.contains(current); i--) {
     // An entry we cannot read ends the chain: the last address we could vouch for stands.
@@ -25,6 +27,24 @@ export function clientAddressOf(req: IncomingMessage, trustedProxies: AddressRan
     current = hop;
   }
   return current.toString();
+}
+
+const MAX_REMEMBERED_PEERS = 10_000;
+const canonicalPeers = new Map<string, string>();
+
+/**
+ * A peer address in its canonical form (`::ffff:10.0.0.1` is `10.0.0.1`),
+ * remembered by spelling: parsing it with ipaddr.js cost a protected call
+ * about 3 KB of garbage and several microseconds. Bounded: a flood of
+ * distinct peers starts the memo over instead of growing it.
+ */
+function canonicalPeer(peer: string): string {
+  let canonical = canonicalPeers.get(peer);
+  if (canonical !== undefined) return canonical;
+  canonical = parseAddress(peer)?.toString() ?? peer;
+  if (canonicalPeers.size >= MAX_REMEMBERED_PEERS) canonicalPeers.clear();
+  canonicalPeers.set(peer, canonical);
+  return canonical;
 }
 
 /** True when the socket peer is one of our own proxies, whose X-Forwarded-* we may keep. */

@@ -28,6 +28,14 @@ describe('the client address', () => {
     expect(clientAddressOf(req, trusted)).toBe(expected);
   });
 
+  it('gives a peer its canonical spelling without trusted proxies, the first time and every time after (remembered)', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(clientAddressOf(request('::ffff:198.51.100.4'), ranges())).toBe('198.51.100.4');
+      expect(clientAddressOf(request('2001:DB8:0:0::7'), ranges())).toBe('2001:db8::7');
+      expect(clientAddressOf(request('not-an-address'), ranges())).toBe('not-an-address');
+    }
+  });
+
   it('passes an unreadable socket address through as it is', () => {
     expect(clientAddressOf(request(undefined), PROXIES)).toBe('');
   });
