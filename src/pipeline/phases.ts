@@ -31,12 +31,17 @@ export async function runPhases<A>(ctx: GatewayContext, exchange: Exchange, serv
   const authenticate = () => (authenticated ??= served.authenticate(ctx, exchange));
   const policies = openPolicies(ctx, exchange, routingPath, served.caller(ctx, exchange, authenticate));
   const wouldRefuse: WouldRefuse = (policy, rejection) => reportWouldRefuse(ctx, exchange, policy, rejection);
-  await enforce(served.policies(policies.set), policies.request, wouldRefuse);
+  // Awaited only when a check answered with a promise: each await is a microtask turn per request.
+  const before = enforce(served.policies(policies.set), policies.request, wouldRefuse);
+  if (before) await before;
   const { methods } = served;
   if (methods && !methods.includes(exchange.req.method ?? '')) {
     throw new GatewayError('METHOD_NOT_ALLOWED', { detail: `${exchange.req.method}`, headers: { Allow: methods.join(', ') } });
   }
   const caller = await authenticate();
-  if (exchange.clientId !== undefined) await enforce(policies.set.forApp(exchange.clientId), policies.request, wouldRefuse);
+  if (exchange.clientId !== undefined) {
+    const after = enforce(policies.set.forApp(exchange.clientId), policies.request, wouldRefuse);
+    if (after) await after;
+  }
   await served.serve(ctx, exchange, caller);
 }

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, isGatewayError } from '../../src/errors/gateway-error.js';
-import { enforce } from '../../src/policies/enforce.js';
+import { enforce as enforceNow } from '../../src/policies/enforce.js';
 import type { PolicyFigures } from '../../src/policies/figures.js';
 import { StreamRejection, type CompiledPolicy, type PolicyCheck, type PolicyMode, type PolicyRequest, type Rejection, type Verdict } from '../../src/policies/policy.js';
 import { policyRequest } from '../helpers/policy-request.js';
+
+/** The chain's outcome as one promise, whether it answered synchronously (undefined, or a throw) or not. */
+const enforce = async (...args: Parameters<typeof enforceNow>): Promise<void> => enforceNow(...args);
 
 /** Figures that remember what they were told. */
 class Tally implements PolicyFigures {
@@ -169,6 +172,25 @@ describe('enforcing a chain of policies', () => {
       policy: undefined,
       policyKind: undefined,
     });
+  });
+
+  it('answers synchronously while every check does, and runs the rest in order after the first check that answers later', async () => {
+    const ran: string[] = [];
+    expect(enforceNow([enforcing('a', () => undefined, ran), enforcing('b', () => undefined, ran)], {} as PolicyRequest, noReport)).toBeUndefined();
+    expect(ran).toEqual(['a', 'b']);
+    const later = enforceNow(
+      [enforcing('c', () => undefined, ran), enforcing('d', async () => undefined, ran), enforcing('e', () => undefined, ran)],
+      {} as PolicyRequest,
+      noReport,
+    );
+    expect(later).toBeInstanceOf(Promise);
+    // 'e' waits for 'd' to answer.
+    expect(ran).toEqual(['a', 'b', 'c', 'd']);
+    await later;
+    expect(ran).toEqual(['a', 'b', 'c', 'd', 'e']);
+    // A synchronous refusal is thrown at once, and nothing after it runs.
+    expect(() => enforceNow([enforcing('f', () => REGEX_THREAT, ran), enforcing('g', () => undefined, ran)], {} as PolicyRequest, noReport)).toThrow(GatewayError);
+    expect(ran).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
   });
 
   it('lets a defect through as it is', async () => {
