@@ -2,7 +2,8 @@
 // With a public key: a fast-jwt ES256 verifier with its verified-token cache (`cache: true`: 1000 entries, default
 // hashed cache key) in an onRequest hook, checking the signature, exp/nbf, iss and aud; anything else is 401.
 // With `--log` (anywhere in the arguments): fastify's built-in logger, `logger: true`, i.e. pino at `info` to standard
-// output, which logs two lines per request ("incoming request" and "request completed").
+// output. With @fastify/http-proxy that is four lines per request: fastify's "incoming request" and "request completed",
+// and @fastify/reply-from's "fetching from remote server" and "response received".
 //   node bench/peers/fastify-proxy.mjs <port> <upstream-url> [<public-key.pem> <issuer>] [--log]
 import { readFileSync } from 'node:fs';
 import proxy from '@fastify/http-proxy';
