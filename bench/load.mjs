@@ -3,6 +3,11 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The Lua script every runWrk loads: a `done` that prints p50/p90/p99/p99.9/max in one parseable line. */
+export const WRK_LATENCY_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'wrk-latency.lua');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -127,20 +132,31 @@ export function coreTicks(core) {
 const DURATION_UNITS = { us: 1e-3, ms: 1, s: 1_000, m: 60_000 };
 const toMs = (value, unit) => Number(value) * DURATION_UNITS[unit];
 
-/** Parses wrk's report (with --latency). */
+/**
+ * Parses wrk's report. Latencies come from the `bench-latency-us:` line of wrk-latency.lua when the run loaded it
+ * (exact microseconds, p99.9 included); otherwise from the `--latency` table (50/75/90/99 only, rounded to two
+ * decimals in wrk's unit), and `p999Ms` is undefined: token-endpoint.mjs runs its own Lua script and reads the table.
+ */
 export function parseWrk(output) {
   const number = (pattern) => {
     const match = pattern.exec(output);
     return match ? Number(match[1]) : undefined;
   };
-  const p99 = /^\s*99(?:\.000)?%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(output);
-  const p50 = /^\s*50(?:\.000)?%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(output);
+  const table = (percent) => {
+    const match = new RegExp(`^\\s*${percent}(?:\\.000)?%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(output);
+    return match ? toMs(match[1], match[2]) : undefined;
+  };
+  const lua = /^bench-latency-us: p50=(\d+) p90=(\d+) p99=(\d+) p99\.9=(\d+) max=(\d+)\s*$/m.exec(output);
+  const [p50Ms, p90Ms, p99Ms, p999Ms, maxMs] = lua ? lua.slice(1).map((us) => Number(us) / 1_000) : [table(50), table(90), table(99), undefined, undefined];
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   const result = {
     requests: number(/(\d+) requests in /),
     rps: number(/Requests\/sec:\s+([\d.]+)/),
-    p50Ms: p50 ? toMs(p50[1], p50[2]) : undefined,
-    p99Ms: p99 ? toMs(p99[1], p99[2]) : undefined,
+    p50Ms,
+    p90Ms,
+    p99Ms,
+    p999Ms,
+    maxMs,
     non2xx: number(/Non-2xx or 3xx responses: (\d+)/) ?? 0,
     socketErrors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
   };
@@ -152,12 +168,13 @@ export function parseWrk(output) {
 
 /**
  * One wrk run against `url`, wrk pinned to `cores`; the server group's CPU time, and the ticks of the core it is
- * pinned to (`serverCore`), are read just before and just after. Returns wrk's figures, `cpuUsPerRequest` (server
+ * pinned to (`serverCore`), are read just before and just after. wrk loads wrk-latency.lua, so the latencies are
+ * p50Ms, p90Ms, p99Ms, p999Ms and maxMs. Returns wrk's figures, `cpuUsPerRequest` (server
  * CPU microseconds per completed request), and the shares of the server's core that the server (`serverShare`)
  * and everything else (`othersShare`: other processes, interrupts, steal) used meanwhile.
  */
 export async function runWrk({ url, headers = {}, connections, durationS, cores, serverPgid, serverCore }) {
-  const args = ['-c', cores, 'wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', '--timeout', '5s'];
+  const args = ['-c', cores, 'wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', '--timeout', '5s', '-s', WRK_LATENCY_SCRIPT];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   args.push(url);
   const before = serverPgid === undefined ? 0 : groupCpuTicks(serverPgid);

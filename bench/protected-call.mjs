@@ -1,19 +1,20 @@
-// The protected call side by side: the gateway's full pipeline against nginx, HAProxy (with and without jwt_verify),
-// fastify (with and without fast-jwt), Node http-proxy and a bare undici forwarder, all in one run on one machine.
-// Every server under test is pinned to core 0, wrk and the shared nginx upstream to core 1; all servers stay up and
-// only one is driven at a time. Passes are interleaved (pass 1 runs every configuration once, then pass 2...), so a
-// ratio compares figures taken minutes apart at most. Loopback only; bounded by BENCH_PASSES x BENCH_RUNS x
-// BENCH_DURATION per configuration.
+// The protected call side by side: the gateway as shipped (full pipeline, an access line per request at `info`)
+// against nginx, HAProxy (with and without jwt_verify), fastify (with and without fast-jwt), Node http-proxy and a bare
+// undici forwarder, all in one run on one machine; the peers that log run beside their quiet rows, each logging its
+// conventional way. Every server under test is pinned to core 0, wrk, the shared nginx upstream and the gateway's log
+// pipe consumer to core 1; all servers stay up and only one is driven at a time. Passes are interleaved (pass 1 runs
+// every configuration once, then pass 2...), so a ratio compares figures taken minutes apart at most. Loopback only;
+// bounded by BENCH_WARMUP + BENCH_PASSES x BENCH_RUNS x BENCH_DURATION per configuration.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, constants as fsConstants, openSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
 import { hashSecret } from '../dist/index.js';
 import { freePort, knob, machine, writeResult } from './lib.mjs';
-import { runWrk, startPinned, waitForPort } from './load.mjs';
+import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
 
@@ -23,7 +24,8 @@ const REPO_DIR = dirname(BENCH_DIR);
 const PASSES = knob('BENCH_PASSES', 3);
 const RUNS = knob('BENCH_RUNS', 1);
 const DURATION_S = knob('BENCH_DURATION', 5);
-const WARMUP_S = knob('BENCH_WARMUP', 2);
+// The gateway's JIT takes about 5 s of load to settle: a shorter warm-up leaves its first pass low.
+const WARMUP_S = knob('BENCH_WARMUP', 5);
 const CONNECTIONS = knob('BENCH_CONNECTIONS', 50);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
 
@@ -31,15 +33,32 @@ const PATH = '/business/score/v2/08041998';
 const ISSUER = 'https://bench.example.com';
 const [SERVER_CORE, CLIENT_CORE] = os.availableParallelism() >= 2 ? ['0', '1'] : ['0', '0'];
 
-/** The goals of the issue: gateway full pipeline (default engine) against three peers, in the same run. */
-const GOALS = [
-  { peer: 'haproxy-jwt', atLeast: 1.3 },
-  { peer: 'fastify-jwt', atLeast: 1.5 },
-  { peer: 'undici', atLeast: 0.8 },
-];
+/** The headline: the gateway as shipped (full pipeline, default engine, `log.level: info`, stdout to a file). */
 const GATEWAY = 'gateway-full';
+/** The same at `warn` (nothing per request): the goals against the quiet peers, for reference only. */
+const QUIET = 'gateway-full-quiet';
+/** The Node floor: a bare undici forwarder, no auth, no log. */
+const FLOOR = 'undici';
+/**
+ * The goals of the issue, against the logging peers; the same against the quiet peers are computed for reference.
+ * req/s ratios: gateway over peer at least `atLeast`; the HAProxy one applies only where the bare forwarder itself
+ * reaches `floorAtLeast` x that peer. CPU: gateway µs per request at most `atMost` x the floor's.
+ */
+const GOALS = {
+  haproxy: { atLeast: 1.3, floorAtLeast: 1.5 },
+  fastify: { atLeast: 1.5 },
+  cpu: { atMost: 1.15 },
+};
+const HEADLINE = { gateway: GATEWAY, haproxy: 'haproxy-jwt-log', fastify: 'fastify-jwt-log', floor: FLOOR };
+const REFERENCE = { gateway: QUIET, haproxy: 'haproxy-jwt', fastify: 'fastify-jwt', floor: FLOOR };
+/** Rows that always run, whatever BENCH_ONLY says: the headline goals need them. */
+const ALWAYS = new Set(Object.values(HEADLINE));
 /** A run in which other work took more than this share of the server's core is reported as disturbed. */
 const DISTURBED = 0.1;
+/** After a logging row's run, time for its last lines to reach the file or pipe (the gateway flushes every 100 ms). */
+const LOG_SETTLE_MS = 300;
+/** A logging row whose run wrote fewer lines than this share of (lines per request x requests) fails its log check. */
+const LOG_LINES_AT_LEAST = 0.98;
 
 const progress = (line) => process.stderr.write(`[protected-call] ${line}\n`);
 const median = (values) => {
@@ -67,8 +86,11 @@ async function untilReady(server, url, timeoutMs = 30_000) {
   }
 }
 
-/** A gateway process (bench/gateway-process.mjs) on its own files: full default pipeline or the Bearer check only. */
-async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstreamPort, accountsFile }) {
+/**
+ * A gateway process (bench/gateway-process.mjs) on its own files: full default pipeline or the Bearer check only.
+ * `stdout`: a file descriptor for its standard output (its log), else /dev/null.
+ */
+async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstreamPort, accountsFile, stdout }) {
   const port = await freePort();
   const policies = pipeline === 'full' ? '[bench-ip-range, bench-injection-guard, bench-spike-arrest]' : '[]';
   const config = [
@@ -87,7 +109,7 @@ async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstre
   ].join('\n');
   const file = join(dir, `${id}.yaml`);
   await writeFile(file, config);
-  const server = startPinned(id, SERVER_CORE, process.execPath, [join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR });
+  const server = startPinned(id, SERVER_CORE, process.execPath, [join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR, stdout });
   const url = `http://127.0.0.1:${port}`;
   await untilReady(server, `${url}/readyz`);
   return { server, url };
@@ -164,6 +186,86 @@ async function check(config) {
   return undefined;
 }
 
+/** Newline characters in a file from byte `start` on. */
+async function countLines(file, start = 0) {
+  let lines = 0;
+  for await (const chunk of createReadStream(file, { start })) {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+  }
+  return lines;
+}
+
+/** Bytes a process has read with read() and the like since it started (`rchar` of /proc/<pid>/io). */
+function bytesRead(pid) {
+  const match = /^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  if (!match) throw new Error(`no rchar in /proc/${pid}/io`);
+  return Number(match[1]);
+}
+
+/**
+ * Where a logging row's lines go, and how a run's lines are counted.
+ * - `file`: a file in the temp dir (the server's stdout, opened here in append mode, or nginx's access_log). Its size
+ *   is noted before each run; after the run and LOG_SETTLE_MS, the newlines past that offset are the run's lines and
+ *   the growth their bytes. The file is never truncated: HAProxy replaces its stdout's flags with O_NONBLOCK at its
+ *   first log line, dropping O_APPEND, so it would go on writing at its old offset and leave a hole.
+ * - `pipe`: a FIFO whose reader is `cat <fifo>` (output to /dev/null) pinned to CLIENT_CORE, the gateway's stdout its
+ *   writing end. The bytes the consumer read during the run (`rchar` of /proc/<pid>/io) are counted, and its CPU time;
+ *   lines are estimated as bytes / (bytes per line of the same gateway's file row in the same pass).
+ */
+const logSinks = {
+  /** A file sink; `fd` (opened here, append mode) for a server's stdout, or just the path for nginx to open. */
+  file(path, { linesPerRequest = 1, openFd = true } = {}) {
+    const fd = openFd ? openSync(path, 'a') : undefined;
+    let offset = 0;
+    return {
+      kind: 'file',
+      path,
+      fd,
+      linesPerRequest,
+      /** The parent's copy of the descriptor, once the server holds its own. */
+      release() {
+        if (this.fd !== undefined) closeSync(this.fd);
+        this.fd = undefined;
+      },
+      before() {
+        offset = statSync(path).size;
+      },
+      async after() {
+        return { lines: await countLines(path, offset), bytes: statSync(path).size - offset };
+      },
+    };
+  },
+  /** A FIFO read by `cat` on the client core; `start` is the benchmark's process starter. */
+  async pipe(path, name, start) {
+    execFileSync('mkfifo', [path]);
+    const consumer = start(name, 'cat', [path], { core: CLIENT_CORE });
+    // Read-write, so opening never waits for the reader (a FIFO opened write-only blocks until one comes) and the
+    // descriptor stays blocking, as a pipe from a container runtime or systemd is. cat's open returns at once.
+    const fd = openSync(path, fsConstants.O_RDWR);
+    let bytesBefore = 0;
+    let ticksBefore = 0;
+    return {
+      kind: 'pipe',
+      path,
+      fd,
+      consumer,
+      linesPerRequest: 1,
+      release() {
+        if (this.fd !== undefined) closeSync(this.fd);
+        this.fd = undefined;
+      },
+      before() {
+        if (consumer.exited) throw new Error(`the log consumer ${name} exited: ${consumer.stderr || '(no output)'}`);
+        bytesBefore = bytesRead(consumer.pid);
+        ticksBefore = groupCpuTicks(consumer.pid);
+      },
+      async after() {
+        return { bytes: bytesRead(consumer.pid) - bytesBefore, consumerCpuS: (groupCpuTicks(consumer.pid) - ticksBefore) / CLOCK_TICKS_PER_SECOND };
+      },
+    };
+  },
+};
+
 export async function protectedCall() {
   const startedAt = Date.now();
   execFileSync('sh', [join(BENCH_DIR, 'install-peers.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -175,10 +277,16 @@ export async function protectedCall() {
   const dir = await mkdtemp(join(os.tmpdir(), 'tg-bench-call-'));
   await chmod(dir, 0o755); // nginx workers run as nobody when started by root; nothing secret is in here
   const servers = [];
+  const consumers = []; // stopped after the servers, so no server is left writing into a pipe nobody reads
   const start = (name, command, args, options) => {
     const server = startPinned(name, options?.core ?? SERVER_CORE, command, args, options);
     servers.push(server);
     return server;
+  };
+  const startConsumer = (name, command, args, options) => {
+    const consumer = startPinned(name, options?.core ?? CLIENT_CORE, command, args, options);
+    consumers.push(consumer);
+    return consumer;
   };
   try {
     // The shared upstream (core 1, beside wrk: off the core under test) and its twin on core 0 for the direct row.
@@ -207,26 +315,34 @@ export async function protectedCall() {
     await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
 
     const configs = [];
+    const wanted = (id) => !ONLY || ONLY.test(id) || ALWAYS.has(id);
     const add = (config) => {
-      if (!ONLY || ONLY.test(config.id) || GOALS.some((goal) => goal.peer === config.id) || config.id === GATEWAY) configs.push(config);
+      if (wanted(config.id)) configs.push(config);
     };
     const gatewayVariants = [
-      { id: GATEWAY, label: 'gateway: full pipeline, engine `default`', engine: 'default', pipeline: 'full', logLevel: 'warn' },
-      { id: 'gateway-full-http-proxy-3', label: 'gateway: full pipeline, engine `http-proxy-3`', engine: 'http-proxy-3', pipeline: 'full', logLevel: 'warn' },
-      { id: 'gateway-full-http-proxy', label: 'gateway: full pipeline, engine `http-proxy`', engine: 'http-proxy', pipeline: 'full', logLevel: 'warn' },
-      { id: 'gateway-bearer-only', label: 'gateway: Bearer check only (no policies), engine `default`', engine: 'default', pipeline: 'bearer', logLevel: 'warn' },
-      { id: 'gateway-full-log-info', label: 'gateway: full pipeline, engine `default`, log `info` to /dev/null', engine: 'default', pipeline: 'full', logLevel: 'info' },
+      { id: GATEWAY, label: 'gateway as shipped: full pipeline, engine `default`, log `info`, stdout to a file', engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file' },
+      { id: 'gateway-full-log-pipe', label: `gateway: full pipeline, engine \`default\`, log \`info\`, stdout to a pipe (\`cat\` on core ${CLIENT_CORE})`, engine: 'default', pipeline: 'full', logLevel: 'info', log: 'pipe' },
+      { id: QUIET, label: 'gateway: full pipeline, engine `default`, log `warn` (quiet)', engine: 'default', pipeline: 'full', logLevel: 'warn' },
+      { id: 'gateway-full-http-proxy-3', label: 'gateway: full pipeline, engine `http-proxy-3`, log `warn` (quiet)', engine: 'http-proxy-3', pipeline: 'full', logLevel: 'warn' },
+      { id: 'gateway-full-http-proxy', label: 'gateway: full pipeline, engine `http-proxy`, log `warn` (quiet)', engine: 'http-proxy', pipeline: 'full', logLevel: 'warn' },
+      { id: 'gateway-bearer-only', label: 'gateway: Bearer check only (no policies), engine `default`, log `warn` (quiet)', engine: 'default', pipeline: 'bearer', logLevel: 'warn' },
     ];
     const notRun = [];
     let token;
     let pem;
     for (const variant of gatewayVariants) {
-      if (ONLY && !ONLY.test(variant.id) && variant.id !== GATEWAY) continue;
+      if (!wanted(variant.id)) continue;
       if (variant.engine !== 'default' && !existsSync(join(BENCH_DIR, 'engines', `${variant.engine}.mjs`))) {
         notRun.push({ ...variant, reason: `bench/engines/${variant.engine}.mjs does not exist yet` });
         continue;
       }
-      const { server, url } = await startGatewayVariant(dir, { ...variant, upstreamPort, accountsFile });
+      const log =
+        variant.log === 'file'
+          ? logSinks.file(join(dir, `${variant.id}.log`))
+          : variant.log === 'pipe'
+            ? await logSinks.pipe(join(dir, `${variant.id}.fifo`), `${variant.id}-consumer`, startConsumer)
+            : undefined;
+      const { server, url } = await startGatewayVariant(dir, { ...variant, upstreamPort, accountsFile, stdout: log?.fd }).finally(() => log?.release());
       servers.push(server);
       // Each gateway process has its own in-memory key ring, so each gets its own token (same claims, same size).
       const variantToken = await passwordGrant(url, account);
@@ -235,41 +351,59 @@ export async function protectedCall() {
         pem = join(dir, 'gateway-public-key.pem');
         await writeFile(pem, await publicKeyPem(url, token));
       }
-      add({ ...variant, kind: 'gateway', url, token: variantToken, server, authenticates: true });
+      add({ ...variant, kind: 'gateway', url, token: variantToken, server, authenticates: true, log });
     }
 
     // Peers: the same token as the default gateway, verified with its public key.
-    const nginxProxyPort = await freePort();
-    await writeFile(join(dir, 'nginx-proxy.conf'), proxyConfig(dir, 'nginx-proxy', nginxProxyPort, upstreamPort));
+    const nginxProxy = async (id, accessLog) => {
+      const port = await freePort();
+      const conf = join(dir, `${id}.conf`);
+      await writeFile(conf, proxyConfig(dir, id, port, upstreamPort, { accessLog }));
+      return { port, command: ['nginx', nginxArgs(dir, conf, id)] };
+    };
     const peers = [
       { id: 'nginx-direct', label: `upstream direct (nginx ${versions.nginx}, \`return 200\`)`, port: directPort, server: direct },
-      { id: 'nginx-proxy', label: 'nginx proxy_pass, keep-alive 64', port: nginxProxyPort, command: ['nginx', nginxArgs(dir, join(dir, 'nginx-proxy.conf'), 'nginx-proxy')] },
-      { id: 'haproxy', label: `HAProxy ${versions.haproxy} proxy, http-reuse always`, haproxy: {} },
-      { id: 'haproxy-jwt', label: `HAProxy ${versions.haproxy} + jwt_verify ES256 + exp`, haproxy: { publicKeyFile: pem }, authenticates: true },
-      { id: 'node-http-proxy', label: 'Node http + http-proxy 1.18, keep-alive, no auth', script: 'node-http-proxy.mjs' },
-      { id: 'fastify', label: 'fastify 5 + @fastify/http-proxy (undici), no auth', script: 'fastify-proxy.mjs' },
-      { id: 'fastify-jwt', label: 'fastify 5 + @fastify/http-proxy + fast-jwt ES256 (its cache)', script: 'fastify-proxy.mjs', withKey: true, authenticates: true },
-      { id: 'undici', label: 'Node http + undici Pool streaming, no auth', script: 'undici-forwarder.mjs' },
-      { id: 'undici-jose', label: 'Node http + undici Pool + jose ES256, verified-token LRU', script: 'undici-forwarder.mjs', withKey: true, authenticates: true },
+      { id: 'nginx-proxy', label: 'nginx proxy_pass, keep-alive 64, no log', nginx: {} },
+      { id: 'nginx-proxy-log', label: 'nginx proxy_pass, keep-alive 64, `access_log` (combined) to a file', nginx: { log: true } },
+      { id: 'haproxy', label: `HAProxy ${versions.haproxy} proxy, http-reuse always, no log`, haproxy: {} },
+      { id: 'haproxy-jwt', label: `HAProxy ${versions.haproxy} + jwt_verify ES256 + exp, no log`, haproxy: { publicKeyFile: pem }, authenticates: true },
+      { id: 'haproxy-jwt-log', label: `HAProxy ${versions.haproxy} + jwt_verify ES256 + exp, \`option httplog\` to stdout, to a file`, haproxy: { publicKeyFile: pem, log: true }, authenticates: true },
+      { id: 'node-http-proxy', label: 'Node http + http-proxy 1.18, keep-alive, no auth, no log', script: 'node-http-proxy.mjs' },
+      { id: 'fastify', label: 'fastify 5 + @fastify/http-proxy (undici), no auth, no log', script: 'fastify-proxy.mjs' },
+      { id: 'fastify-jwt', label: 'fastify 5 + @fastify/http-proxy + fast-jwt ES256 (its cache), no log', script: 'fastify-proxy.mjs', withKey: true, authenticates: true },
+      { id: 'fastify-jwt-log', label: 'fastify 5 + @fastify/http-proxy + fast-jwt ES256, `logger: true` (pino) to stdout, to a file', script: 'fastify-proxy.mjs', withKey: true, authenticates: true, fastifyLog: true },
+      { id: FLOOR, label: 'Node http + undici Pool streaming, no auth, no log', script: 'undici-forwarder.mjs' },
+      { id: 'undici-jose', label: 'Node http + undici Pool + jose ES256, verified-token LRU, no log', script: 'undici-forwarder.mjs', withKey: true, authenticates: true },
     ];
     for (const peer of peers) {
-      if (ONLY && !ONLY.test(peer.id) && !GOALS.some((goal) => goal.peer === peer.id)) continue;
+      if (!wanted(peer.id)) continue;
       let { port, server } = peer;
+      let log;
       if (!server) {
         port ??= await freePort();
-        if (peer.command) {
-          server = start(peer.id, ...peer.command);
+        if (peer.nginx) {
+          // nginx opens its access log itself (append mode, one write per request).
+          if (peer.nginx.log) log = logSinks.file(join(dir, `${peer.id}-access.log`), { openFd: false });
+          const proxy = await nginxProxy(peer.id, log?.path);
+          port = proxy.port;
+          server = start(peer.id, ...proxy.command);
         } else if (peer.haproxy) {
           const cfg = join(dir, `${peer.id}.cfg`);
           await writeFile(cfg, haproxyConfig({ port, upstreamPort, ...peer.haproxy }));
-          server = start(peer.id, 'haproxy', ['-f', cfg, '-db']);
+          if (peer.haproxy.log) log = logSinks.file(join(dir, `${peer.id}.log`));
+          server = start(peer.id, 'haproxy', ['-f', cfg, '-db'], { stdout: log?.fd });
         } else {
           const keyArgs = peer.withKey ? [pem, ISSUER] : [];
-          server = start(peer.id, process.execPath, [join(BENCH_DIR, 'peers', peer.script), String(port), upstream, ...keyArgs], { cwd: REPO_DIR });
+          // fastify's logger writes four lines per proxied request: fastify's "incoming request" and "request
+          // completed", and @fastify/reply-from's "fetching from remote server" and "response received".
+          if (peer.fastifyLog) log = logSinks.file(join(dir, `${peer.id}.log`), { linesPerRequest: 4 });
+          const logArgs = peer.fastifyLog ? ['--log'] : [];
+          server = start(peer.id, process.execPath, [join(BENCH_DIR, 'peers', peer.script), String(port), upstream, ...keyArgs, ...logArgs], { cwd: REPO_DIR, stdout: log?.fd });
         }
+        log?.release();
         await waitForPort(server, port);
       }
-      add({ ...peer, kind: 'peer', url: `http://127.0.0.1:${port}`, token, server, authenticates: Boolean(peer.authenticates) });
+      add({ ...peer, kind: 'peer', url: `http://127.0.0.1:${port}`, token, server, authenticates: Boolean(peer.authenticates), log });
     }
 
     for (const config of configs) {
@@ -291,6 +425,15 @@ export async function protectedCall() {
         serverCore: SERVER_CORE,
       });
 
+    // A logging row's run: its log emptied (file) or its consumer's counters read (pipe) before, its lines counted after.
+    const driveLogged = async (config, durationS) => {
+      if (!config.log) return drive(config, durationS);
+      config.log.before();
+      const result = await drive(config, durationS);
+      await sleep(LOG_SETTLE_MS);
+      return { ...result, log: await config.log.after() };
+    };
+
     progress(`${measured.length} configurations; warm-up ${WARMUP_S} s each, then ${PASSES} passes x ${RUNS} run(s) x ${DURATION_S} s`);
     for (const config of measured) await drive(config, WARMUP_S);
     for (let pass = 0; pass < PASSES; pass++) {
@@ -299,9 +442,10 @@ export async function protectedCall() {
       for (const config of order) {
         for (let run = 0; run < RUNS; run++) {
           if (config.server.exited) throw new Error(`${config.id} exited during the benchmark: ${config.server.stderr}`);
-          const result = await drive(config, DURATION_S);
+          const result = await driveLogged(config, DURATION_S);
           (config.results ??= []).push({ pass, ...result });
-          progress(`pass ${pass + 1}/${PASSES} ${config.id}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, ${result.cpuUsPerRequest.toFixed(1)} µs CPU/req, core ${SERVER_CORE} ${Math.round(result.serverShare * 100)}% server + ${Math.round(result.othersShare * 100)}% others${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`);
+          const logged = !result.log ? '' : result.log.lines === undefined ? `, ${result.log.bytes} bytes through the log pipe` : `, log ${result.log.lines} lines / ${result.log.bytes} bytes`;
+          progress(`pass ${pass + 1}/${PASSES} ${config.id}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, p99.9 ${result.p999Ms.toFixed(2)} ms, ${result.cpuUsPerRequest.toFixed(1)} µs CPU/req, core ${SERVER_CORE} ${Math.round(result.serverShare * 100)}% server + ${Math.round(result.othersShare * 100)}% others${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}${logged}`);
         }
       }
     }
@@ -311,15 +455,52 @@ export async function protectedCall() {
     return { file, markdown };
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
+    await Promise.all(consumers.map((consumer) => consumer.stop()));
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** Medians per configuration, per-pass ratios for the goals. */
+/**
+ * The log check of each logging row, run by run: a file row must have written at least LOG_LINES_AT_LEAST x its
+ * lines per request x the requests wrk completed, and at most its lines per request x (requests + 2 x connections):
+ * when wrk stops, each connection may have a request in flight, which is logged too, and HAProxy logs a `<BADREQ>`
+ * line (termination CR--) for a connection closed in the middle of its next request. A pipe row's lines are its bytes over the bytes per line of the gateway's file row in the same
+ * pass, held to the same bound. Sets `run.log.linesPerRequest`, `run.log.bytesPerLine` and `config.logProblem`.
+ */
+function checkLogs(configs) {
+  const fileRow = configs.find((config) => config.id === GATEWAY);
+  const fileBytesPerLine = new Map((fileRow?.results ?? []).filter((r) => r.log?.lines > 0).map((r) => [r.pass, r.log.bytes / r.log.lines]));
+  for (const config of configs) {
+    if (!config.log) continue;
+    const problems = [];
+    for (const run of config.results ?? []) {
+      const { log } = run;
+      if (config.log.kind === 'pipe') {
+        const perLine = fileBytesPerLine.get(run.pass);
+        log.estimated = true;
+        log.lines = perLine ? log.bytes / perLine : NaN;
+        log.consumerUsPerRequest = run.requests > 0 ? (log.consumerCpuS * 1e6) / run.requests : NaN;
+      }
+      log.linesPerRequest = run.requests > 0 ? log.lines / run.requests : NaN;
+      log.bytesPerLine = log.lines > 0 ? log.bytes / log.lines : NaN;
+      const expected = config.log.linesPerRequest;
+      const low = LOG_LINES_AT_LEAST * expected * run.requests;
+      const high = expected * (run.requests + 2 * CONNECTIONS) * (config.log.kind === 'pipe' ? 1.02 : 1);
+      if (!(log.lines >= low && log.lines <= high)) {
+        problems.push(`pass ${run.pass + 1}: ${Number.isFinite(log.lines) ? Math.round(log.lines) : '?'} lines${log.estimated ? ' (estimated)' : ''} for ${run.requests} requests, ${expected} expected per request`);
+      }
+    }
+    if (problems.length) config.logProblem = problems.join('; ');
+  }
+}
+
+/** Medians per configuration, per-pass figures for the goals' ratios. */
 function summarize(config) {
   const results = config.results ?? [];
   const perPass = new Map();
   for (const result of results) perPass.set(result.pass, [...(perPass.get(result.pass) ?? []), result]);
+  const byPass = (pick) => new Map([...perPass].map(([pass, list]) => [pass, median(list.map(pick))]));
+  const logs = results.filter((r) => r.log);
   return {
     runs: results.length,
     rps: median(results.map((r) => r.rps)),
@@ -327,75 +508,165 @@ function summarize(config) {
     rpsMax: Math.max(...results.map((r) => r.rps)),
     p50Ms: median(results.map((r) => r.p50Ms)),
     p99Ms: median(results.map((r) => r.p99Ms)),
+    p999Ms: median(results.map((r) => r.p999Ms)),
     cpuUs: median(results.map((r) => r.cpuUsPerRequest)),
     serverShare: median(results.map((r) => r.serverShare)),
     othersShare: median(results.map((r) => r.othersShare)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
     socketErrors: results.reduce((sum, r) => sum + r.socketErrors, 0),
-    passRps: new Map([...perPass].map(([pass, list]) => [pass, median(list.map((r) => r.rps))])),
+    passRps: byPass((r) => r.rps),
+    passCpu: byPass((r) => r.cpuUsPerRequest),
+    log: logs.length
+      ? {
+          lines: logs.reduce((sum, r) => sum + r.log.lines, 0),
+          linesPerRequest: median(logs.map((r) => r.log.linesPerRequest)),
+          bytesPerLine: median(logs.map((r) => r.log.bytesPerLine)),
+          bytesPerRequest: median(logs.map((r) => (r.requests > 0 ? r.log.bytes / r.requests : NaN))),
+          consumerUs: median(logs.map((r) => r.log.consumerUsPerRequest)),
+        }
+      : undefined,
   };
 }
 
-/** Ratio of a's req/s to b's, taken pass by pass (same moment), then the median and range of those. */
-function ratio(a, b) {
-  const ratios = [...a.passRps].filter(([pass]) => b.passRps.has(pass)).map(([pass, rps]) => rps / b.passRps.get(pass));
+/** Ratio of a's figure to b's (`key`: passRps or passCpu), taken pass by pass (same moment), then their median and range. */
+function ratio(a, b, key = 'passRps') {
+  const ratios = [...a[key]].filter(([pass]) => b[key].has(pass)).map(([pass, value]) => value / b[key].get(pass));
   return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), count: ratios.length };
 }
 
 function report({ configs, notRun, versions, elapsedS }) {
+  checkLogs(configs);
   const facts = machine();
   const byId = new Map(configs.map((config) => [config.id, { config, summary: summarize(config) }]));
   const gateway = byId.get(GATEWAY);
-  const clean = (entry) => entry && !entry.config.problem && entry.summary.runs > 0 && entry.summary.non2xx === 0 && entry.summary.socketErrors === 0;
+  const clean = (entry) =>
+    entry && !entry.config.problem && !entry.config.logProblem && entry.summary.runs > 0 && entry.summary.non2xx === 0 && entry.summary.socketErrors === 0;
   const f0 = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
   const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : '-');
   const f2 = (n) => (Number.isFinite(n) ? n.toFixed(2) : '-');
   const pct = (n) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '-');
+  const range = (r) => `${f2(r.median)} (${f2(r.min)}-${f2(r.max)})`;
   const disturbed = configs.flatMap((config) =>
     (config.results ?? []).filter((r) => r.othersShare > DISTURBED).map((r) => `${config.id} pass ${r.pass + 1} (${pct(r.othersShare)})`),
   );
   const runCount = configs.reduce((sum, config) => sum + (config.results?.length ?? 0), 0);
 
-  const rows = configs.map(({ id, label, authenticates, problem }) => {
+  const logCell = (config, summary) => {
+    if (!config.log) return '-';
+    const { log } = summary;
+    if (!log) return 'not run';
+    const failed = config.logProblem ? ` **log check failed: ${config.logProblem}**` : '';
+    if (config.log.kind === 'pipe') {
+      return `pipe: ≈${f2(log.linesPerRequest)} line/req (${f0(log.bytesPerRequest)} B/req ÷ ${GATEWAY}'s B/line), \`cat\` ${f1(log.consumerUs)} µs/req on core ${CLIENT_CORE}${failed}`;
+    }
+    return `file: ${f2(log.linesPerRequest)} line/req, ${f0(log.bytesPerLine)} B/line${failed}`;
+  };
+  const empty = `|${' |'.repeat(9)}`; // the 9 cells after "req/s" of a row that has no figures
+  const rows = configs.map((config) => {
+    const { id, label, authenticates, problem } = config;
     const { summary } = byId.get(id);
-    if (problem) return `| ${label} | ${authenticates ? 'yes' : 'no'} | **not measured: ${problem}** | | | | | | | |`;
-    const vsGateway = gateway && gateway.summary.runs > 0 && id !== GATEWAY ? ratio(byId.get(id).summary, gateway.summary).median : NaN;
+    if (problem) return `| \`${id}\` | ${label} | ${authenticates ? 'yes' : 'no'} | **not measured: ${problem}** ${empty}`;
+    const vsGateway = gateway && gateway.summary.runs > 0 && id !== GATEWAY ? ratio(summary, gateway.summary).median : NaN;
     const flags = summary.non2xx || summary.socketErrors ? `**${summary.non2xx} / ${summary.socketErrors} (INVALID)**` : '0 / 0';
     const core = `${pct(summary.serverShare)} / ${pct(summary.othersShare)}`;
-    return `| ${label} | ${authenticates ? 'yes' : 'no'} | ${f0(summary.rps)} | ${f0(summary.rpsMin)}-${f0(summary.rpsMax)} | ${f2(summary.p50Ms)} | ${f2(summary.p99Ms)} | ${f1(summary.cpuUs)} | ${core} | ${flags} | ${id === GATEWAY ? '1.00' : f2(vsGateway)} |`;
+    return `| \`${id}\` | ${label} | ${authenticates ? 'yes' : 'no'} | ${f0(summary.rps)} | ${f0(summary.rpsMin)}-${f0(summary.rpsMax)} | ${f2(summary.p50Ms)} | ${f2(summary.p99Ms)} | ${f2(summary.p999Ms)} | ${f1(summary.cpuUs)} | ${core} | ${flags} | ${logCell(config, summary)} | ${id === GATEWAY ? '1.00' : f2(vsGateway)} |`;
   });
-  for (const { label, reason } of notRun) rows.push(`| ${label} | yes | **not run: ${reason}** | | | | | | | |`);
+  for (const { id, label, reason } of notRun) rows.push(`| \`${id}\` | ${label} | yes | **not run: ${reason}** ${empty}`);
 
-  const goalRows = GOALS.map(({ peer, atLeast }) => {
-    const other = byId.get(peer);
-    if (!clean(gateway) || !clean(other)) return `| gateway full / ${other?.config.label ?? peer} | - | >= ${atLeast} | not measurable (see the table) |`;
-    const r = ratio(gateway.summary, other.summary);
-    return `| gateway full / ${other.config.label} | ${f2(r.median)} (${f2(r.min)}-${f2(r.max)}) | >= ${atLeast} | ${r.median >= atLeast ? 'met' : '**not met**'} |`;
-  });
-  const haproxyJwt = byId.get('haproxy-jwt');
-  if (clean(gateway) && clean(haproxyJwt)) {
-    const [mine, theirs] = [gateway.summary.p99Ms, haproxyJwt.summary.p99Ms];
-    goalRows.push(`| p99, gateway full vs HAProxy jwt_verify | ${f2(mine)} ms vs ${f2(theirs)} ms | no worse | ${mine <= theirs ? 'met' : '**not met**'} |`);
-  } else {
-    goalRows.push('| p99, gateway full vs HAProxy jwt_verify | - | no worse | not measurable (see the table) |');
-  }
+  /** The goal rows for one set of rows: HEADLINE (the logging rows) or REFERENCE (the quiet ones). */
+  const goalRows = ({ gateway: gatewayId, haproxy: haproxyId, fastify: fastifyId, floor: floorId }) => {
+    const [gw, haproxy, fastify, floor] = [gatewayId, haproxyId, fastifyId, floorId].map((id) => byId.get(id));
+    /** Why a goal has no figure: rows left out by BENCH_ONLY, or a row that failed (its cell in the table says how). */
+    const missing = (...ids) => {
+      const absent = ids.filter((id) => !byId.has(id));
+      if (absent.length) return `not run (${absent.map((id) => `\`${id}\``).join(', ')} left out by BENCH_ONLY)`;
+      return 'not measurable (see the table)';
+    };
+    const out = [];
+    // req/s vs HAProxy jwt_verify, applicable where the bare forwarder reaches 1.5x it.
+    {
+      const name = `req/s: \`${gatewayId}\` ÷ \`${haproxyId}\``;
+      const target = `>= ${GOALS.haproxy.atLeast} where \`${floorId}\` ÷ \`${haproxyId}\` >= ${GOALS.haproxy.floorAtLeast}`;
+      if (!clean(gw) || !clean(haproxy) || !clean(floor)) out.push(`| ${name} | - | ${target} | ${missing(gatewayId, haproxyId, floorId)} |`);
+      else {
+        const r = ratio(gw.summary, haproxy.summary);
+        const f = ratio(floor.summary, haproxy.summary);
+        const figure = `${range(r)}; floor \`${floorId}\` ÷ \`${haproxyId}\` ${range(f)}`;
+        const result =
+          f.median < GOALS.haproxy.floorAtLeast
+            ? `not applicable on this machine (floor is ${f2(f.median)}); ratio ${f2(r.median)} reported${r.median >= GOALS.haproxy.atLeast ? ', would be met' : `, would be **not met**`}`
+            : r.median >= GOALS.haproxy.atLeast
+              ? 'met'
+              : `**not met** (${f2(r.median)})`;
+        out.push(`| ${name} | ${figure} | ${target} | ${result} |`);
+      }
+    }
+    {
+      const name = `req/s: \`${gatewayId}\` ÷ \`${fastifyId}\``;
+      const target = `>= ${GOALS.fastify.atLeast}`;
+      if (!clean(gw) || !clean(fastify)) out.push(`| ${name} | - | ${target} | ${missing(gatewayId, fastifyId)} |`);
+      else {
+        const r = ratio(gw.summary, fastify.summary);
+        out.push(`| ${name} | ${range(r)} | ${target} | ${r.median >= GOALS.fastify.atLeast ? 'met' : `**not met** (${f2(r.median)})`} |`);
+      }
+    }
+    {
+      const name = `CPU µs/req: \`${gatewayId}\` ÷ \`${floorId}\` (Node floor)`;
+      const target = `<= ${GOALS.cpu.atMost}`;
+      if (!clean(gw) || !clean(floor)) out.push(`| ${name} | - | ${target} | ${missing(gatewayId, floorId)} |`);
+      else {
+        const r = ratio(gw.summary, floor.summary, 'passCpu');
+        const figure = `${range(r)} (${f1(gw.summary.cpuUs)} vs ${f1(floor.summary.cpuUs)} µs)`;
+        out.push(`| ${name} | ${figure} | ${target} | ${r.median <= GOALS.cpu.atMost ? 'met' : `**not met** (${f2(r.median)})`} |`);
+      }
+    }
+    {
+      const name = `req/s: \`${gatewayId}\` ÷ \`${floorId}\``;
+      if (!clean(gw) || !clean(floor)) out.push(`| ${name} | - | none (reported) | ${missing(gatewayId, floorId)} |`);
+      else out.push(`| ${name} | ${range(ratio(gw.summary, floor.summary))} | none (reported) | - |`);
+    }
+    for (const [label, key] of [
+      ['p99', 'p99Ms'],
+      ['p99.9', 'p999Ms'],
+    ]) {
+      const name = `${label}: \`${gatewayId}\` vs \`${haproxyId}\``;
+      if (!clean(gw) || !clean(haproxy)) {
+        out.push(`| ${name} | - | no worse | ${missing(gatewayId, haproxyId)} |`);
+        continue;
+      }
+      const [mine, theirs] = [gw.summary[key], haproxy.summary[key]];
+      out.push(`| ${name} | ${f2(mine)} ms vs ${f2(theirs)} ms | no worse | ${mine <= theirs ? 'met' : `**not met** (${f2(mine / theirs)}x)`} |`);
+    }
+    return out;
+  };
 
+  const logRows = configs.filter((config) => config.log);
   return [
     '# Protected call, side by side',
     '',
     `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}; nginx ${versions.nginx}, HAProxy ${versions.haproxy}, wrk ${versions.wrk}. Date: ${facts.date}.`,
     '',
-    `Servers under test pinned to core ${SERVER_CORE}; \`wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s --latency\` and the shared nginx upstream`,
-    `(one worker, ${UPSTREAM_BODY.length}-byte JSON) pinned to core ${CLIENT_CORE}. Every configuration got a ${WARMUP_S} s warm-up, then ${PASSES} interleaved`,
+    `Servers under test pinned to core ${SERVER_CORE}; \`wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s -s wrk-latency.lua\` (p99.9 from wrk's own histogram), the shared nginx upstream`,
+    `(one worker, ${UPSTREAM_BODY.length}-byte JSON) and the gateway's log pipe consumer (\`cat\`) pinned to core ${CLIENT_CORE}. Every configuration got a ${WARMUP_S} s warm-up, then ${PASSES} interleaved`,
     `pass(es) of ${RUNS} run(s) each; figures are medians over the runs. Every request is \`GET ${PATH}\` with an ES256`,
-    'access token from the gateway\'s password grant: the peers get the default gateway\'s token and check it against its',
-    'public key (from its JWKS); each other gateway process has its own key ring, so its own token of the same shape.',
-    'Before any load, each configuration answered 200 with the upstream\'s body, and each that authenticates answered 401',
-    'without a token and to a forged one. The gateway logs at `warn` (nothing per request) unless the row says otherwise;',
-    'its full pipeline is ip-range, regex-protection (the five built-in pattern sets) and spike arrest per client_id',
-    '(never refusing here), then the Bearer and revocation checks. CPU µs/req: user + system time of the server\'s process group (all its processes and',
-    'threads, from /proc) over the run, divided by the requests wrk completed. "÷ gateway" is this row\'s req/s over the',
-    'gateway full pipeline\'s, pass by pass, median over the passes.',
+    "access token from the gateway's password grant: the peers get the headline gateway's token and check it against its",
+    "public key (from its JWKS); each other gateway process has its own key ring, so its own token of the same shape.",
+    "Before any load, each configuration answered 200 with the upstream's body, and each that authenticates answered 401",
+    'without a token and to a forged one.',
+    '',
+    `**The headline is the gateway as shipped** (\`${GATEWAY}\`): its default \`log.level: info\`, one JSON access line per request to`,
+    "standard output, here redirected to a file in the temp dir; its full pipeline is ip-range, regex-protection (the five",
+    'built-in pattern sets) and spike arrest per client_id (never refusing here), then the Bearer and revocation checks.',
+    `The peers it is held against log too, each its conventional way (\`-log\` rows); the quiet rows (\`${QUIET}\`, the`,
+    'peers without `-log`) are kept for reference. Log check: before each run of a logging row its file\'s size is noted;',
+    `after it and ${LOG_SETTLE_MS} ms the lines past that offset are counted: at least ${pct(LOG_LINES_AT_LEAST)} of (lines per request x requests) or the row fails`,
+    "(fastify's logger writes 4 lines per proxied request: fastify's own 2 and @fastify/reply-from's 2). The pipe row's",
+    "bytes are what `cat` read (/proc/<pid>/io `rchar`),",
+    `its lines estimated with \`${GATEWAY}\`'s bytes per line in the same pass.`,
+    '',
+    "CPU µs/req: user + system time of the server's process group (all its processes and threads, from /proc) over the",
+    'run, divided by the requests wrk completed. "÷ gateway" is this row\'s req/s over the headline gateway\'s, pass by',
+    'pass, median over the passes.',
     `"core ${SERVER_CORE}: server / others": the share of the server's core that the server used during its runs, and the share`,
     'everything else used (other processes, interrupts, hypervisor steal): a server that is not near 100% was waiting on',
     'something (the client side, the upstream), and a large "others" means the machine was not quiet.',
@@ -403,19 +674,32 @@ function report({ configs, notRun, versions, elapsedS }) {
       ? ['', `**The machine was not quiet**: in ${disturbed.length} of ${runCount} runs, other work took more than ${pct(DISTURBED)} of core ${SERVER_CORE}: ${disturbed.join(', ')}. Those figures are low, and so is any ratio taken in their pass.`]
       : []),
     '',
-    `| configuration | auth | req/s | req/s range | p50 ms | p99 ms | CPU µs/req | core ${SERVER_CORE}: server / others | non-2xx / socket errors | ÷ gateway |`,
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| id | configuration | auth | req/s | req/s range | p50 ms | p99 ms | p99.9 ms | CPU µs/req | core ${SERVER_CORE}: server / others | non-2xx / socket errors | log (per run, median) | ÷ gateway |`,
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
     ...rows,
     '',
-    '## Goals (gateway full pipeline, engine `default`)',
+    `Lines logged over all measured runs: ${logRows.map((config) => `\`${config.id}\` ${f0(byId.get(config.id).summary.log?.lines)}${config.log.kind === 'pipe' ? ' (estimated)' : ''}`).join(', ') || 'none'}.`,
     '',
-    'Ratios of req/s taken pass by pass in this run: median (range over the passes).',
+    `## Goals: the gateway as shipped (\`${GATEWAY}\`) against the logging peers`,
+    '',
+    'Ratios taken pass by pass in this run: median (range over the passes). Latencies: medians over the runs.',
     '',
     '| goal | figure | target | result |',
     '|---|---:|---:|---|',
-    ...goalRows,
+    ...goalRows(HEADLINE),
+    '',
+    `### For reference, not the headline: quiet gateway (\`${QUIET}\`) against the quiet peers`,
+    '',
+    '| goal | figure | target | result |',
+    '|---|---:|---:|---|',
+    ...goalRows(REFERENCE),
     '',
     `Whole benchmark: ${Math.round(elapsedS)} s.`,
     '',
   ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { markdown, file } = await protectedCall();
+  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
 }

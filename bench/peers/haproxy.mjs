@@ -1,6 +1,8 @@
 // HAProxy 2.6 configurations for the protected-call benchmark: a plain proxy, and the same with `jwt_verify` (ES256)
 // and an expiry check on every request. One thread (`nbthread 1`), connections to the upstream reused across
-// requests (`http-reuse always`). Run in the foreground: `haproxy -f <cfg> -db`.
+// requests (`http-reuse always`). Run in the foreground: `haproxy -f <cfg> -db`. With `log`, HAProxy's conventional
+// per-request log: `option httplog` (one line per request, at the end of it) sent to `log stdout format raw`, which
+// the benchmark redirects to a file.
 
 /**
  * The JWT rules of HAProxy's own guide (2.5+): the Bearer token from `Authorization`, its `alg` from the header,
@@ -18,14 +20,16 @@ const jwtRules = (publicKeyFile) => [
   '  http-request deny deny_status 401 unless { var(txn.exp),sub(txn.now) -m int gt 0 }',
 ];
 
-/** `publicKeyFile` given: the jwt_verify peer; otherwise the plain proxy. */
-export function haproxyConfig({ port, upstreamPort, publicKeyFile }) {
+/** `publicKeyFile` given: the jwt_verify peer; otherwise the plain proxy. `log`: one httplog line per request to stdout. */
+export function haproxyConfig({ port, upstreamPort, publicKeyFile, log = false }) {
   return [
     'global',
     '  nbthread 1',
     '  maxconn 4096',
+    ...(log ? ['  log stdout format raw local0'] : []),
     'defaults',
     '  mode http',
+    ...(log ? ['  log global', '  option httplog'] : []),
     '  timeout connect 5s',
     '  timeout client 30s',
     '  timeout server 30s',

@@ -45,8 +45,12 @@ export function upstreamConfig(dir, name, port) {
   ].join('\n');
 }
 
-/** The nginx proxy peer: proxy_pass to the upstream over a keep-alive pool of 64 idle connections. */
-export function proxyConfig(dir, name, port, upstreamPort) {
+/**
+ * The nginx proxy peer: proxy_pass to the upstream over a keep-alive pool of 64 idle connections. With `accessLog` (a
+ * file), nginx's conventional access log: `access_log <file>;` in the default `combined` format, unbuffered (one
+ * write per request).
+ */
+export function proxyConfig(dir, name, port, upstreamPort, { accessLog } = {}) {
   return [
     ...common(dir, name),
     '  upstream bench_upstream {',
@@ -56,6 +60,7 @@ export function proxyConfig(dir, name, port, upstreamPort) {
     '  }',
     '  server {',
     `    listen 127.0.0.1:${port};`,
+    ...(accessLog ? [`    access_log ${accessLog};`] : []),
     '    location / {',
     '      proxy_pass http://bench_upstream;',
     '      proxy_http_version 1.1;',
