@@ -3,6 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { Exchange } from '../http/exchange.js';
 import { RequestBody } from '../http/request-body.js';
 import { enforce, type WouldRefuse } from '../policies/enforce.js';
+import type { MaybePromise } from '../policies/policy.js';
 import { openPolicies } from './policy-phase.js';
 import { reportWouldRefuse } from './policy-verdicts.js';
 import type { Served } from './served.js';
@@ -27,7 +28,7 @@ export async function runPhases<A>(ctx: GatewayContext, exchange: Exchange, serv
   exchange.route = served.name;
   const bodyLimit = served.bodyLimit(ctx.config.limits);
   if (exchange.body.limit !== bodyLimit) exchange.body = new RequestBody(exchange.req, bodyLimit);
-  let authenticated: Promise<A> | undefined;
+  let authenticated: MaybePromise<A> | undefined;
   const authenticate = () => (authenticated ??= served.authenticate(ctx, exchange));
   const policies = openPolicies(ctx, exchange, routingPath, served.caller(ctx, exchange, authenticate));
   const wouldRefuse: WouldRefuse = (policy, rejection) => reportWouldRefuse(ctx, exchange, policy, rejection);
@@ -38,7 +39,8 @@ export async function runPhases<A>(ctx: GatewayContext, exchange: Exchange, serv
   if (methods && !methods.includes(exchange.req.method ?? '')) {
     throw new GatewayError('METHOD_NOT_ALLOWED', { detail: `${exchange.req.method}`, headers: { Allow: methods.join(', ') } });
   }
-  const caller = await authenticate();
+  const pending = authenticate();
+  const caller = pending instanceof Promise ? await pending : pending;
   if (exchange.clientId !== undefined) {
     const after = enforce(policies.set.forApp(exchange.clientId), policies.request, wouldRefuse);
     if (after) await after;

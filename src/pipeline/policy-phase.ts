@@ -1,12 +1,12 @@
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../http/exchange.js';
-import type { PolicyRequest } from '../policies/policy.js';
+import type { MaybePromise, PolicyRequest } from '../policies/policy.js';
 import type { PolicySet } from '../policies/policy-set.js';
 
 /** Who is calling, as far as the phase that runs the policies knows. */
 export interface CallerIdentity {
-  clientId(): Promise<string | undefined>;
-  user(): Promise<string | undefined>;
+  clientId(): MaybePromise<string | undefined>;
+  user(): MaybePromise<string | undefined>;
 }
 
 /** The policy set a request runs under, and the policies' view of the request. */
@@ -55,11 +55,11 @@ class ExchangePolicyRequest implements PolicyRequest {
     return this.exchange.clientAddress();
   }
 
-  clientId(): Promise<string | undefined> {
+  clientId(): MaybePromise<string | undefined> {
     return this.identity.clientId();
   }
 
-  user(): Promise<string | undefined> {
+  user(): MaybePromise<string | undefined> {
     return this.identity.user();
   }
 }

@@ -2,7 +2,7 @@ import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Endpoint } from '../oauth/endpoints/endpoint.js';
-import type { CompiledPolicy } from '../policies/policy.js';
+import type { CompiledPolicy, MaybePromise } from '../policies/policy.js';
 import type { PolicySet } from '../policies/policy-set.js';
 import { claimedCaller } from './endpoint-caller.js';
 import type { CallerIdentity } from './policy-phase.js';
@@ -24,9 +24,13 @@ export interface Served<Authenticated = unknown> {
   /** The chain before authentication: the defaults, then its own. */
   policies(set: PolicySet): readonly CompiledPolicy[];
   /** Who those policies count by; `authenticated` verifies the caller on demand (once). */
-  caller(ctx: GatewayContext, exchange: Exchange, authenticated: () => Promise<Authenticated>): CallerIdentity;
-  /** Verifies the caller and records its app in `exchange.clientId`; resolves at once for a public endpoint. */
-  authenticate(ctx: GatewayContext, exchange: Exchange): Promise<Authenticated>;
+  caller(ctx: GatewayContext, exchange: Exchange, authenticated: () => MaybePromise<Authenticated>): CallerIdentity;
+  /**
+   * Verifies the caller and records its app in `exchange.clientId`; resolves
+   * at once for a public endpoint, and answers synchronously for a Bearer
+   * token verified before.
+   */
+  authenticate(ctx: GatewayContext, exchange: Exchange): MaybePromise<Authenticated>;
   /** The work: issue, revoke, publish, answer a probe, forward. */
   serve(ctx: GatewayContext, exchange: Exchange, authenticated: Authenticated): Promise<void>;
 }

@@ -24,12 +24,19 @@ export interface PolicyRequest {
   readonly clientAddress: string;
   /** Shared with the rest of the request: reading it here does not lose it for the upstream. */
   readonly body: RequestBody;
-  /** From the access token on protected routes; as the request claims it on the OAuth endpoints. */
-  clientId(): Promise<string | undefined>;
+  /**
+   * From the access token on protected routes; as the request claims it on
+   * the OAuth endpoints. Answered synchronously when already known (a token
+   * verified before): a check awaits only what is a promise.
+   */
+  clientId(): MaybePromise<string | undefined>;
   /** The end user: the token's `sub`, or the password grant's `username`. */
-  user(): Promise<string | undefined>;
+  user(): MaybePromise<string | undefined>;
 }
 
+
+/** A value, or the promise of it: hot-path answers that are usually known at once. */
+export type MaybePromise<T> = T | Promise<T>;
 /** A refusal: the catalogue entry decides status and message; `detail` is for logs only. */
 export interface Rejection {
   readonly code: ErrorCode;

@@ -24,20 +24,36 @@ function readBearerToken(req: IncomingMessage): string | undefined {
  * signature, typ, iss, aud and exp (AccessTokens.verify), then revocation of
  * the token and of its grant, from memory.
  */
-export async function authenticateBearer(ctx: GatewayContext, req: IncomingMessage): Promise<AccessTokenClaims> {
+export function authenticateBearer(ctx: GatewayContext, req: IncomingMessage): AccessTokenClaims | Promise<AccessTokenClaims> {
   const header = req.headers.authorization;
   if (header === undefined || !/^Bearer\b/i.test(header)) {
     throw new GatewayError('AUTHENTICATION_REQUIRED', { detail: 'no bearer token', headers: NO_CREDENTIALS_CHALLENGE });
   }
   const token = readBearerToken(req);
   if (!token) throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'malformed bearer token', headers: INVALID_TOKEN_CHALLENGE });
-  let claims: AccessTokenClaims;
+  let claims: AccessTokenClaims | Promise<AccessTokenClaims>;
   try {
-    claims = await ctx.accessTokens.verify(token);
+    claims = ctx.accessTokens.recallOrVerify(token);
   } catch (error) {
-    if (!isGatewayError(error) || error.code === 'SERVICE_UNAVAILABLE') throw error;
-    throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: error.detail, headers: INVALID_TOKEN_CHALLENGE });
+    throw asBearerFailure(error);
   }
+  // A token verified before is answered synchronously (no promise, no microtask turn): the usual protected call.
+  if (!(claims instanceof Promise)) return unlessRevoked(ctx, claims);
+  return claims.then(
+    (verified) => unlessRevoked(ctx, verified),
+    (error: unknown) => {
+      throw asBearerFailure(error);
+    },
+  );
+}
+
+/** A verification failure as the client sees it; the store or keys being away stays a 503. */
+function asBearerFailure(error: unknown): unknown {
+  if (!isGatewayError(error) || error.code === 'SERVICE_UNAVAILABLE') return error;
+  return new GatewayError('ACCESS_TOKEN_INVALID', { detail: error.detail, headers: INVALID_TOKEN_CHALLENGE });
+}
+
+function unlessRevoked(ctx: GatewayContext, claims: AccessTokenClaims): AccessTokenClaims {
   if (isAccessTokenRevoked(ctx.store.revocations, claims)) {
     throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'token revoked', headers: INVALID_TOKEN_CHALLENGE });
   }

@@ -55,6 +55,22 @@ describe('access tokens (RFC 9068)', () => {
     expect(await verdict(tokens.verify(token))).toBe('ACCESS_TOKEN_INVALID ERR_JWT_EXPIRED');
   });
 
+  it('answers a token verified before synchronously on the hot path, and a new one with a promise', async () => {
+    const { clock, tokens } = await service();
+    const { token } = await tokens.issue(SUBJECT, clock.now());
+    const first = tokens.recallOrVerify(token);
+    expect(first).toBeInstanceOf(Promise);
+    const claims = await first;
+    const again = tokens.recallOrVerify(token);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toBe(claims);
+    // A forgery of a known token is not known: it goes to the signature check, and fails there.
+    const forged = `${token.slice(0, -2)}${token.endsWith('A') ? 'BB' : 'AA'}`;
+    const check = tokens.recallOrVerify(forged);
+    expect(check).toBeInstanceOf(Promise);
+    expect(await verdict(check as Promise<unknown>)).toMatch(/^ACCESS_TOKEN_INVALID /);
+  });
+
   it('answers 503 while the key ring is not loaded (a shared store not reached yet)', async () => {
     const clock = new ManualClock();
     const ring = new KeyRing({ algorithm: 'ES256', rotationIntervalMs: 3_600_000, retentionMs: 60_000, clock });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { PolicyKind, PolicyRequest, Rejection } from '../policy.js';
+import type { MaybePromise, PolicyKind, PolicyRequest, Rejection } from '../policy.js';
 import { spikeArrestSchema, type SpikeArrestSettings } from './schema.js';
 
 /**
@@ -35,7 +35,9 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
         : undefined;
 
     return async (request, explain) => {
-      const caller = await callerOf(request, settings);
+      const known = callerOf(request, settings);
+      // Awaited only when the caller is not known yet (a token seen for the first time).
+      const caller = typeof known === 'string' ? known : await known;
       const now = clock.now();
       // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
       const unit = Math.floor(now / unitMs);
@@ -73,15 +75,19 @@ const arrested = ({ name, rate }: SpikeArrestSettings, retryAfterSeconds: number
 });
 
 /** The counter key of a caller: typed, so that a user named like an address never shares its counter. */
-async function callerOf(request: PolicyRequest, settings: SpikeArrestSettings): Promise<string> {
+function callerOf(request: PolicyRequest, settings: SpikeArrestSettings): MaybePromise<string> {
   // One counter for the policy: nothing about the caller is looked at (no token verified, no header read).
   if (settings.identifier === 'all') return 'all';
-  let id: string | undefined;
-  if (settings.identifier === 'client_id') id = await request.clientId();
-  else if (settings.identifier === 'user') id = await request.user();
-  else if (settings.identifier === 'header') id = request.req.headersDistinct[settings.header ?? '']?.[0];
+  let id: MaybePromise<string | undefined>;
+  if (settings.identifier === 'client_id') id = request.clientId();
+  else if (settings.identifier === 'user') id = request.user();
+  else id = request.req.headersDistinct[settings.header ?? '']?.[0];
+  return id instanceof Promise ? id.then((known) => counterKey(request, settings, known)) : counterKey(request, settings, id);
+}
+
+function counterKey(request: PolicyRequest, { identifier }: SpikeArrestSettings, id: string | undefined): string {
   if (id === undefined || id === '') return `ip:${request.clientAddress}`;
-  return `${settings.identifier}:${boundedKey(id)}`;
+  return `${identifier}:${boundedKey(id)}`;
 }
 
 /** Client-chosen values (headers) can be long: keys stay short and never hold more than a hash of them. */
