@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayProcess } from '../helpers/gateway-process.js';
 
 /*
  * The log destination in a process of its own, on a real file and a real
@@ -111,5 +112,24 @@ describe('log destination', () => {
     // The burst ended with drops: the warning comes right before the first line written once the consumer reads.
     expect(entries.at(-1)).toMatchObject({ n: 4000 });
     expect(entries.at(-2)).toBe(warnings.at(-1));
+  });
+
+  it('a gateway stopped by SIGTERM right after answering has written the access line of every request', async () => {
+    const gateway = await GatewayProcess.start({ log: { level: 'info' } });
+    try {
+      // About 75 KB of access lines, more than one batch: some are still in memory when the signal arrives.
+      for (let i = 0; i < 300; i++) {
+        const response = await fetch(`${gateway.url}/oauth2/v1/keys?n=${i}`);
+        await response.arrayBuffer();
+      }
+      gateway.signal('SIGTERM');
+      expect(await gateway.exit).toBe(0);
+      await gateway.outputComplete;
+      const accessLines = gateway.lines.filter((entry) => entry.msg === 'request' && entry.path === '/oauth2/v1/keys');
+      expect(accessLines).toHaveLength(300);
+      expect(gateway.lines.at(-1)).toMatchObject({ msg: expect.stringMatching(/stopped|shut/) });
+    } finally {
+      await gateway.stop();
+    }
   });
 });
