@@ -5,10 +5,11 @@ import { policyMetrics } from './policy-metrics.mjs';
 import { protectedCall } from './protected-call.mjs';
 import { revocationPropagation } from './revocation-propagation.mjs';
 import { rotationUnderLoad } from './rotation-under-load.mjs';
+import { stageBudget } from './stage-budget.mjs';
 import { tokenEndpoint } from './token-endpoint.mjs';
 import { workers } from './workers.mjs';
 
-for (const benchmark of [revocationPropagation, rotationUnderLoad, protectedCall, policyMetrics, tokenEndpoint, memory, leak, workers]) {
+for (const benchmark of [revocationPropagation, rotationUnderLoad, protectedCall, stageBudget, policyMetrics, tokenEndpoint, memory, leak, workers]) {
   const { markdown, file } = await benchmark();
   process.stdout.write(`${markdown}\nwritten to ${file}\n`);
 }
