@@ -95,12 +95,16 @@ function shadowsGatewayHeader(name: string): boolean {
   return name.includes('_') && GATEWAY_OWNED.has(name.replaceAll('_', '-'));
 }
 
+const USUAL_CONNECTION_OPTIONS = /^\s*(?:keep-alive|close)\s*$/i;
+
 /**
  * Header names a Connection header lists (RFC 9110 7.6.1), lower-cased,
  * minus the usual options and `keep`; undefined when there are none.
  */
 export function namedByConnection(connection: string | string[] | undefined, keep?: ReadonlySet<string>): string[] | undefined {
   if (!connection) return undefined;
+  // What nearly every client and upstream sends, answered without splitting a list on each request and response.
+  if (typeof connection === 'string' && USUAL_CONNECTION_OPTIONS.test(connection)) return undefined;
   const names = (Array.isArray(connection) ? connection.join(',') : connection)
     .split(',')
     .map((token) => token.trim().toLowerCase())
