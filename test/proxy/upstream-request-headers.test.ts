@@ -1,6 +1,6 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forwardedElement } from '../../src/proxy/upstream-request-headers.js';
+import { forwardedElement, namedByConnection } from '../../src/proxy/upstream-request-headers.js';
 import { bootGateway, issueTokens, type TestGateway } from '../helpers/gateway.js';
 
 /** A raw request: fetch refuses to send Connection and rewrites other headers these tests need as written. */
@@ -131,5 +131,23 @@ describe('forwardedElement (RFC 7239 4)', () => {
     ['192.0.2.1', 'http', 'we"ird\\host', 'for=192.0.2.1;proto=http;host="we\\"ird\\\\host"'],
   ])('%s %s %s -> %s', (client, proto, host, expected) => {
     expect(forwardedElement(client, proto, host)).toBe(expected);
+  });
+});
+
+describe('namedByConnection (RFC 9110 7.6.1)', () => {
+  it.each([
+    ['keep-alive', undefined],
+    [' Keep-Alive ', undefined],
+    ['close', undefined],
+    ['keep-alive, X-Secret-Hop', ['x-secret-hop']],
+    ['Upgrade, x-a,X-B', ['x-a', 'x-b']],
+    [['keep-alive', 'x-c'], ['x-c']],
+    ['', undefined],
+  ] as const)('%j names %j', (connection, named) => {
+    expect(namedByConnection(connection as string | string[])).toEqual(named);
+  });
+
+  it('never names what the caller keeps', () => {
+    expect(namedByConnection('authorization, x-d', new Set(['authorization']))).toEqual(['x-d']);
   });
 });
