@@ -19,14 +19,15 @@ const DESTINATION = pathToFileURL(resolve('dist/log/destination.js')).href;
 function runChild(body: string, stdout: 'pipe' | number, options: { pausedUntil?: string } = {}) {
   const script = `import { createLogDestination } from ${JSON.stringify(DESTINATION)};\n${body}`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', stdout, 'pipe'] });
+  const { stdin, stderr } = child as typeof child & { stdin: NonNullable<typeof child.stdin>; stderr: NonNullable<typeof child.stderr> };
   let out = '';
   let err = '';
-  child.stderr.on('data', (chunk: Buffer) => {
+  stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString();
     // The consumer starts reading once the child says it has written its burst.
     if (options.pausedUntil && err.includes(options.pausedUntil)) {
       child.stdout?.resume();
-      child.stdin.write('go\n');
+      stdin.write('go\n');
     }
   });
   if (child.stdout) {
