@@ -49,6 +49,8 @@ const GOALS = {
   fastify: { atLeast: 1.5 },
   cpu: { atMost: 1.15 },
 };
+/** The access line may cost at most 10% of throughput: the logging gateway at least 0.9x the quiet one. */
+const ACCESS_LINE_AT_LEAST = 0.9;
 const HEADLINE = { gateway: GATEWAY, haproxy: 'haproxy-jwt-log', fastify: 'fastify-jwt-log', floor: FLOOR };
 const REFERENCE = { gateway: QUIET, haproxy: 'haproxy-jwt', fastify: 'fastify-jwt', floor: FLOOR };
 /** Rows that always run, whatever BENCH_ONLY says: the headline goals need them. */
@@ -640,6 +642,16 @@ function report({ configs, notRun, versions, elapsedS }) {
     return out;
   };
 
+  /** The access line's cost: the logging gateway's req/s over the quiet one's, same run (at most 10% of throughput). */
+  const accessLineRows = () =>
+    [GATEWAY, 'gateway-full-log-pipe'].map((id) => {
+      const name = `access line cost: req/s \`${id}\` ÷ \`${QUIET}\``;
+      const [gw, quiet] = [byId.get(id), byId.get(QUIET)];
+      if (!clean(gw) || !clean(quiet)) return `| ${name} | - | >= ${ACCESS_LINE_AT_LEAST} | ${byId.has(id) && byId.has(QUIET) ? 'not measurable (see the table)' : 'not run (left out by BENCH_ONLY)'} |`;
+      const r = ratio(gw.summary, quiet.summary);
+      const cpu = ratio(gw.summary, quiet.summary, 'passCpu');
+      return `| ${name} | ${range(r)}; CPU µs/req ${range(cpu)} | >= ${ACCESS_LINE_AT_LEAST} | ${r.median >= ACCESS_LINE_AT_LEAST ? 'met' : `**not met** (${f2(r.median)})`} |`;
+    });
   const logRows = configs.filter((config) => config.log);
   return [
     '# Protected call, side by side',
@@ -687,6 +699,7 @@ function report({ configs, notRun, versions, elapsedS }) {
     '| goal | figure | target | result |',
     '|---|---:|---:|---|',
     ...goalRows(HEADLINE),
+    ...accessLineRows(),
     '',
     `### For reference, not the headline: quiet gateway (\`${QUIET}\`) against the quiet peers`,
     '',
