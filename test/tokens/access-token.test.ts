@@ -1,8 +1,8 @@
-import { decodeJwt, decodeProtectedHeader, SignJWT, UnsecuredJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
+import { describe, expect, it, vi } from 'vitest';
 import { isGatewayError } from '../../src/errors/gateway-error.js';
 import { KeyRing } from '../../src/keys/key-ring.js';
-import { generateSigningKey } from '../../src/keys/signing-key.js';
+import { generateSigningKey, type SigningAlgorithm } from '../../src/keys/signing-key.js';
 import { AccessTokens } from '../../src/tokens/access-token.js';
 import { ManualClock } from '../helpers/clock.js';
 
@@ -111,5 +111,51 @@ describe('access tokens (RFC 9068)', () => {
       const idToken = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
       expect(await verdict(tokens.verify(idToken))).toBe('ACCESS_TOKEN_INVALID ERR_JWT_CLAIM_VALIDATION_FAILED');
     });
+  });
+});
+
+describe('the signature, per algorithm', () => {
+  async function ringOf(alg: SigningAlgorithm) {
+    const clock = new ManualClock();
+    const ring = new KeyRing({ algorithm: alg, rotationIntervalMs: 24 * 3_600_000, retentionMs: TTL_MS + LEEWAY_MS, clock });
+    ring.replaceKeys([await generateSigningKey(alg, clock.now())]);
+    const tokens = new AccessTokens({ ring, issuer: ISSUER, acceptedIssuers: [ISSUER], audience: ISSUER, acceptedAudiences: [ISSUER], ttlMs: TTL_MS, leewayMs: LEEWAY_MS, clock });
+    return { clock, key: ring.selectSigningKey(), tokens };
+  }
+
+  it.each(['ES256', 'EdDSA', 'RS256', 'PS256'] as const)('%s: the header and claims jose writes, signed so that jose verifies them with the public key', async (alg) => {
+    const { clock, key, tokens } = await ringOf(alg);
+    const { token, claims } = await tokens.issue(SUBJECT, clock.now());
+    const byJose = await new SignJWT(claims).setProtectedHeader({ alg, kid: key.kid, typ: 'at+jwt' }).sign(key.privateKey);
+    expect(token.split('.').slice(0, 2)).toEqual(byJose.split('.').slice(0, 2));
+    const { payload, protectedHeader } = await jwtVerify(token, key.publicKey, { algorithms: [alg], typ: 'at+jwt', currentDate: new Date(clock.now()) });
+    expect(protectedHeader).toEqual({ alg, kid: key.kid, typ: 'at+jwt' });
+    expect(payload).toEqual(claims);
+    expect(await verdict(tokens.verify(token))).toBe('valid');
+  });
+
+  it.each(['ES256', 'EdDSA'] as const)('%s: a 64-byte signature (R || S for ES256, RFC 7518 3.4, not DER); a changed claim no longer verifies', async (alg) => {
+    const { clock, key, tokens } = await ringOf(alg);
+    const { token } = await tokens.issue(SUBJECT, clock.now());
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    expect(Buffer.from(signature, 'base64url')).toHaveLength(64);
+    const changed = Buffer.from(JSON.stringify({ ...decodeJwt(token), sub: 'mallory' })).toString('base64url');
+    await expect(jwtVerify(`${header}.${changed}.${signature}`, key.publicKey, { currentDate: new Date(clock.now()) })).rejects.toThrow('signature verification failed');
+    expect(payload).not.toBe(changed);
+  });
+
+  it.each([
+    ['ES256', 0],
+    ['EdDSA', 0],
+    ['RS256', 1],
+  ] as const)('%s: signed through WebCrypto (libuv\'s thread pool) %i time(s) per token', async (alg, pooled) => {
+    const { clock, tokens } = await ringOf(alg);
+    const subtleSign = vi.spyOn(crypto.subtle, 'sign');
+    try {
+      await tokens.issue(SUBJECT, clock.now());
+      expect(subtleSign).toHaveBeenCalledTimes(pooled);
+    } finally {
+      subtleSign.mockRestore();
+    }
   });
 });
