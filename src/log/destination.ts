@@ -3,8 +3,11 @@ import { pino } from 'pino';
 
 /**
  * Standard output as the log's destination: lines are gathered in memory and
- * written in batches by the thread pool, so a request never waits for a
- * write, and a busy gateway makes a write call per batch, not per line.
+ * written in batches of 64 KiB, so a busy gateway makes a write call per
+ * batch, not per line. A regular file is written from the event loop (a page
+ * cache write does not wait for a reader, and the thread pool's round trip
+ * cost more); anything else (a pipe, a terminal) by the thread pool, so a
+ * reader that is slow for a moment never holds a request up.
  *
  * Decisions (bench/README.md has the figures):
  *
