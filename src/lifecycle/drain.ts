@@ -60,7 +60,8 @@ export class Drain implements ShutdownState {
       if (!this.serving.has(socket)) socket.once('close', () => this.serving.delete(socket));
       // Pipelined requests queue on one connection; the entry holds the latest, which is the one answered last.
       this.serving.set(socket, res);
-      res.once('close', () => this.ended(socket, res, epoch));
+      // on, not once: a response closes once, and once() wraps each listener in another closure per request.
+      res.on('close', () => this.ended(socket, res, epoch));
       // A request that arrives on an open connection while draining is served, and its connection closed after it.
       if (this.stopping) res.shouldKeepAlive = false;
       listener(req, res);

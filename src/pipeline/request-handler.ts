@@ -51,7 +51,8 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
         ctx.logger.error({ requestId: exchange.requestId, err: error }, 'could not record a completed request');
       }
     };
-    res.once('close', () => {
+    // on, not once: a response closes once, and once() costs a wrapper per request.
+    res.on('close', () => {
       finished = res.writableFinished;
       settled();
     });

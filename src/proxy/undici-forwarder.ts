@@ -125,7 +125,8 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     // connection, connecting, sending the body, and the upstream's thinking
     // (undici's headersTimeout covers only the last two).
     this.deadline = setTimeout(this.onDeadline, timeoutMs);
-    this.res.once('close', this.settle);
+    // on, not once: a response closes once (settle is idempotent anyway), and once() costs a wrapper per call.
+    this.res.on('close', this.settle);
   }
 
   readonly fail = (error: GatewayError): void => this.settle(error);
