@@ -12,8 +12,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
-import { hashSecret } from '../dist/index.js';
-import { freePort, knob, machine, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, knob, machine, writeBenchAccounts, writeResult } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
@@ -306,13 +305,8 @@ export async function protectedCall() {
     const upstream = `http://127.0.0.1:${upstreamPort}`;
 
     // Gateways: one account, one policies folder, one process per variant.
-    const account = { username: 'bench', password: 'bench-password', client_id: 'bench-app', client_secret: 'bench-secret' };
-    const accountsFile = join(dir, 'accounts.yaml');
-    await writeFile(
-      accountsFile,
-      `users:\n  - { username: ${account.username}, password_hash: "${await hashSecret(account.password)}", status: active }\n` +
-        `apps:\n  - { client_id: ${account.client_id}, client_secret_hash: "${await hashSecret(account.client_secret)}", status: active }\n`,
-    );
+    const account = BENCH_ACCOUNT;
+    const accountsFile = await writeBenchAccounts(join(dir, 'accounts.yaml'));
     await mkdir(join(dir, 'policies'));
     await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
 

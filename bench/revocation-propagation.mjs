@@ -5,8 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashSecret } from '../dist/accounts/secret-hash.js';
-import { knob, machine, percentile, startGateway, startRedis, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, knob, machine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
 
 const REVOCATIONS = knob('BENCH_REVOCATIONS', 200);
 const POLL_LIMIT_MS = 5_000;
@@ -19,12 +18,8 @@ export async function revocationPropagation() {
   const redis = await startRedis();
   const gateways = [];
   try {
-    const [password, secret] = ['bench-password', 'bench-secret'];
-    await writeFile(
-      join(dir, 'accounts.yaml'),
-      `users:\n  - { username: bench, password_hash: "${await hashSecret(password)}", status: active }\n` +
-        `apps:\n  - { client_id: bench-app, client_secret_hash: "${await hashSecret(secret)}", status: active }\n`,
-    );
+    await writeBenchAccounts(join(dir, 'accounts.yaml'));
+    const { password, client_secret: secret } = BENCH_ACCOUNT;
     const config = [
       'listen: { host: 127.0.0.1, port: 0 }',
       'admin: { port: 0 }',

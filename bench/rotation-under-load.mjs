@@ -7,9 +7,8 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hashSecret } from '../dist/accounts/secret-hash.js';
 import { jwksMaxAgeSeconds, publicationLeadMs } from '../dist/keys/publication.js';
-import { knob, machine, percentile, startGateway, startRedis, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, knob, machine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
 
 const ROTATIONS = knob('BENCH_ROTATIONS', 6);
 /** Short, so that a rotation's successor is old enough to sign at once a few seconds later; the lead scales with it. */
@@ -29,12 +28,8 @@ export async function rotationUnderLoad() {
   let on = true;
   const loops = [];
   try {
-    const [password, secret] = ['bench-password', 'bench-secret'];
-    await writeFile(
-      join(dir, 'accounts.yaml'),
-      `users:\n  - { username: bench, password_hash: "${await hashSecret(password)}", status: active }\n` +
-        `apps:\n  - { client_id: bench-app, client_secret_hash: "${await hashSecret(secret)}", status: active }\n`,
-    );
+    await writeBenchAccounts(join(dir, 'accounts.yaml'));
+    const { password, client_secret: secret } = BENCH_ACCOUNT;
     const config = [
       'listen: { host: 127.0.0.1, port: 0 }',
       'admin: { host: 127.0.0.1, port: 0 }',

@@ -11,8 +11,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { hashSecret } from '../dist/index.js';
-import { BENCH_ACCOUNT, freePort, knob, machine, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, knob, machine, writeBenchAccounts, writeResult } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { POLICIES } from './protected-call.mjs';
@@ -121,11 +120,7 @@ export async function stageBudget() {
   try {
     await waitForPort(upstream, upstreamPort);
     // The gateway, as protected-call.mjs's headline row runs it.
-    await writeFile(
-      join(dir, 'accounts.yaml'),
-      `users:\n  - { username: ${BENCH_ACCOUNT.username}, password_hash: "${await hashSecret(BENCH_ACCOUNT.password)}", status: active }\n` +
-        `apps:\n  - { client_id: ${BENCH_ACCOUNT.client_id}, client_secret_hash: "${await hashSecret(BENCH_ACCOUNT.client_secret)}", status: active }\n`,
-    );
+    await writeBenchAccounts(join(dir, 'accounts.yaml'));
     await mkdir(join(dir, 'policies'));
     await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
     const gatewayPort = await freePort();
