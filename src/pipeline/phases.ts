@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { Exchange } from '../http/exchange.js';
 import { RequestBody } from '../http/request-body.js';
 import { enforce, type WouldRefuse } from '../policies/enforce.js';
-import type { MaybePromise } from '../policies/policy.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import { openPolicies } from './policy-phase.js';
 import { reportWouldRefuse } from './policy-verdicts.js';
 import type { Served } from './served.js';

@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../http/exchange.js';
-import type { MaybePromise, PolicyRequest } from '../policies/policy.js';
+import type { MaybePromise } from '../maybe-promise.js';
+import type { PolicyRequest } from '../policies/policy.js';
 import type { PolicySet } from '../policies/policy-set.js';
 
 /** Who is calling, as far as the phase that runs the policies knows. */

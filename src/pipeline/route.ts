@@ -4,7 +4,7 @@ import { assertAnnouncedSizeWithin } from '../http/request-body.js';
 import { authenticateBearer } from '../proxy/bearer.js';
 import type { Forwarder } from '../proxy/forward.js';
 import type { CompiledRoute } from '../proxy/routes.js';
-import type { MaybePromise } from '../policies/policy.js';
+import { whenKnown, type MaybePromise } from '../maybe-promise.js';
 import type { AccessTokenClaims } from '../tokens/access-token.js';
 import type { Served } from './served.js';
 
@@ -37,14 +37,10 @@ export function servedRoute(route: CompiledRoute, forwarder: Forwarder): Served<
 }
 
 /** One claim of the caller's token, synchronously when the token was verified before. */
-function claimOf(claims: MaybePromise<AccessTokenClaims>, name: 'client_id' | 'sub'): MaybePromise<string> {
-  return claims instanceof Promise ? claims.then((known) => known[name]) : claims[name];
-}
+const claimOf = (claims: MaybePromise<AccessTokenClaims>, name: 'client_id' | 'sub'): MaybePromise<string> => whenKnown(claims, (known) => known[name]);
 
 function authenticateCaller(ctx: GatewayContext, exchange: Exchange): MaybePromise<AccessTokenClaims> {
-  const claims = authenticateBearer(ctx, exchange.req);
-  if (claims instanceof Promise) return claims.then((verified) => recordCaller(exchange, verified));
-  return recordCaller(exchange, claims);
+  return whenKnown(authenticateBearer(ctx, exchange.req), (claims) => recordCaller(exchange, claims));
 }
 
 function recordCaller(exchange: Exchange, claims: AccessTokenClaims): AccessTokenClaims {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { ErrorCode } from '../errors/catalogue.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestBody } from '../http/request-body.js';
@@ -34,9 +35,6 @@ export interface PolicyRequest {
   user(): MaybePromise<string | undefined>;
 }
 
-
-/** A value, or the promise of it: hot-path answers that are usually known at once. */
-export type MaybePromise<T> = T | Promise<T>;
 /** A refusal: the catalogue entry decides status and message; `detail` is for logs only. */
 export interface Rejection {
   readonly code: ErrorCode;

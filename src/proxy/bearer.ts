@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { GatewayContext } from '../context.js';
 import { catalogue } from '../errors/catalogue.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { AccessTokenClaims } from '../tokens/access-token.js';
 import { isAccessTokenRevoked } from '../tokens/access-token-revocation.js';
 
@@ -24,19 +25,15 @@ function readBearerToken(req: IncomingMessage): string | undefined {
  * signature, typ, iss, aud and exp (AccessTokens.verify), then revocation of
  * the token and of its grant, from memory.
  */
-export function authenticateBearer(ctx: GatewayContext, req: IncomingMessage): AccessTokenClaims | Promise<AccessTokenClaims> {
+export function authenticateBearer(ctx: GatewayContext, req: IncomingMessage): MaybePromise<AccessTokenClaims> {
   const header = req.headers.authorization;
   if (header === undefined || !/^Bearer\b/i.test(header)) {
     throw new GatewayError('AUTHENTICATION_REQUIRED', { detail: 'no bearer token', headers: NO_CREDENTIALS_CHALLENGE });
   }
   const token = readBearerToken(req);
   if (!token) throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'malformed bearer token', headers: INVALID_TOKEN_CHALLENGE });
-  let claims: AccessTokenClaims | Promise<AccessTokenClaims>;
-  try {
-    claims = ctx.accessTokens.recallOrVerify(token);
-  } catch (error) {
-    throw asBearerFailure(error);
-  }
+  // Throws only while the keys are not loaded (a 503, passed on as it is); a verification's failure rejects.
+  const claims = ctx.accessTokens.recallOrVerify(token);
   // A token verified before is answered synchronously (no promise, no microtask turn): the usual protected call.
   if (!(claims instanceof Promise)) return unlessRevoked(ctx, claims);
   return claims.then(

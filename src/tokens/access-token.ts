@@ -1,6 +1,7 @@
 import { KeyObject, randomBytes, sign as signWithKeyObject, type webcrypto } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type CryptoKey, type JWSHeaderParameters, type JWTPayload } from 'jose';
 import { toEpochSeconds, type Clock } from '../clock.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { SigningAlgorithm, SigningKey } from '../keys/signing-key.js';
@@ -138,7 +139,7 @@ export class AccessTokens {
    * nearly every protected call), else the promise of the verification.
    * Throws instead of rejecting when the keys are not loaded.
    */
-  recallOrVerify(token: string): Readonly<AccessTokenClaims> | Promise<Readonly<AccessTokenClaims>> {
+  recallOrVerify(token: string): MaybePromise<Readonly<AccessTokenClaims>> {
     const { ring, clock } = this.settings;
     if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet', headers: { 'Retry-After': '1' } });
     const nowMs = clock.now();

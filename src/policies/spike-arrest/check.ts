@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { MaybePromise, PolicyKind, PolicyRequest, Rejection } from '../policy.js';
+import { whenKnown, type MaybePromise } from '../../maybe-promise.js';
+import type { PolicyKind, PolicyRequest, Rejection } from '../policy.js';
 import { spikeArrestSchema, type SpikeArrestSettings } from './schema.js';
 
 /**
@@ -82,7 +83,7 @@ function callerOf(request: PolicyRequest, settings: SpikeArrestSettings): MaybeP
   if (settings.identifier === 'client_id') id = request.clientId();
   else if (settings.identifier === 'user') id = request.user();
   else id = request.req.headersDistinct[settings.header ?? '']?.[0];
-  return id instanceof Promise ? id.then((known) => counterKey(request, settings, known)) : counterKey(request, settings, id);
+  return whenKnown(id, (known) => counterKey(request, settings, known));
 }
 
 function counterKey(request: PolicyRequest, { identifier }: SpikeArrestSettings, id: string | undefined): string {

@@ -1,0 +1,12 @@
+/**
+ * A value, or the promise of it: what the hot path hands on when the answer
+ * is usually known at once (a token verified before, a caller already
+ * authenticated). Awaiting a value that is already there costs a promise and
+ * a microtask turn per request, so the known case stays synchronous.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** `then(value)` now when the value is known, or once the promise settles (a rejection passes through untouched). */
+export function whenKnown<T, R>(value: MaybePromise<T>, then: (known: T) => R): MaybePromise<R> {
+  return value instanceof Promise ? value.then(then) : then(value);
+}

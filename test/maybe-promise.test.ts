@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { whenKnown } from '../src/maybe-promise.js';
+
+describe('whenKnown', () => {
+  it('answers a known value at once, without a promise', () => {
+    expect(whenKnown(2, (n) => n * 10)).toBe(20);
+  });
+
+  it('answers a promise once it resolves, and passes a rejection through', async () => {
+    const later = whenKnown(Promise.resolve(3), (n) => n * 10);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(30);
+    const failure = new Error('no');
+    await expect(whenKnown(Promise.reject(failure), () => 'never')).rejects.toBe(failure);
+  });
+
+  it('lets a throw of the callback out synchronously for a known value', () => {
+    expect(() =>
+      whenKnown('x', () => {
+        throw new Error('refused');
+      }),
+    ).toThrow('refused');
+  });
+});
