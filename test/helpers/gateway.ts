@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,4 +146,22 @@ export interface Envelope {
 export async function errorOf(response: Response): Promise<{ status: number; errorCode: string | undefined; body: Envelope }> {
   const body = (await response.json()) as Envelope;
   return { status: response.status, errorCode: body.errors?.[0]?.errorCode, body };
+}
+
+/**
+ * An OAuth endpoint's refusal, whole: the status, the spec's envelope with its
+ * error row (400 is a Bad Request, the rest Unauthorized), RFC 6749's
+ * `error` and `error_description`, and a request id.
+ */
+export async function expectOAuthError(response: Response, expected: { status: number; errorCode: string; oauthError: string; message: string }): Promise<void> {
+  const { status, errorCode, oauthError, message } = expected;
+  const { status: got, body: envelope } = await errorOf(response);
+  expect(got).toBe(status);
+  expect(envelope).toMatchObject({
+    success: false,
+    errors: [{ errorCode, errorType: status === 400 ? 'Bad Request' : 'Unauthorized', message }],
+    error: oauthError,
+    error_description: message,
+  });
+  expect(envelope.requestId).toBeTruthy();
 }

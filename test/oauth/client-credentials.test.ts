@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP, OTHER_APP, SUSPENDED_APP } from '../helpers/accounts.js';
-import { bootGateway, errorOf, passwordGrant, type TestGateway } from '../helpers/gateway.js';
+import { bootGateway, errorOf, expectOAuthError, passwordGrant, type TestGateway } from '../helpers/gateway.js';
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
@@ -53,15 +53,7 @@ describe('client credentials (SPEC 4.3, RFC 6749 2.3.1)', () => {
   ];
 
   it.each(ROWS)('%s -> %i %s', async (_case, body, headers, status, errorCode, oauthError, message) => {
-    const { status: got, body: envelope } = await errorOf(await passwordGrant(tg.url, body, headers));
-    expect(got).toBe(status);
-    expect(envelope).toMatchObject({
-      success: false,
-      errors: [{ errorCode, errorType: status === 400 ? 'Bad Request' : 'Unauthorized', message }],
-      error: oauthError,
-      error_description: message,
-    });
-    expect(envelope.requestId).toBeTruthy();
+    await expectOAuthError(await passwordGrant(tg.url, body, headers), { status, errorCode, oauthError, message });
   });
 
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootGateway, errorOf, passwordGrant, type TestGateway, callProtected, type TokenResponse } from '../../helpers/gateway.js';
+import { bootGateway, errorOf, expectOAuthError, passwordGrant, type TestGateway, callProtected, type TokenResponse } from '../../helpers/gateway.js';
 import { decodeJwt } from 'jose';
 import { APP, OTHER_APP, SUSPENDED_APP, SUSPENDED_USER, USER } from '../../helpers/accounts.js';
 import { FORM_TYPE, basicAuth, formText, postForm, type FormFields } from '../../helpers/forms.js';
@@ -32,15 +32,7 @@ describe('POST /oauth2/v1/token (SPEC 4.3, 4.4)', () => {
   ];
 
   it.each(ROWS)('%s -> %i %s', async (_case, body, headers, status, errorCode, oauthError, message) => {
-    const { status: got, body: envelope } = await errorOf(await passwordGrant(tg.url, body, headers));
-    expect(got).toBe(status);
-    expect(envelope).toMatchObject({
-      success: false,
-      errors: [{ errorCode, errorType: status === 400 ? 'Bad Request' : 'Unauthorized', message }],
-      error: oauthError,
-      error_description: message,
-    });
-    expect(envelope.requestId).toBeTruthy();
+    await expectOAuthError(await passwordGrant(tg.url, body, headers), { status, errorCode, oauthError, message });
   });
 
   it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('answers %s with 405 and Allow: POST', async (method) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { APP, SUSPENDED_USER, USER } from '../../helpers/accounts.js';
-import { bootGateway, errorOf, passwordGrant, type TestGateway, type TokenResponse } from '../../helpers/gateway.js';
+import { bootGateway, expectOAuthError, passwordGrant, type TestGateway, type TokenResponse } from '../../helpers/gateway.js';
 
 describe('POST /oauth2/v1/token (password grant, SPEC 4.3)', () => {
   let tg: TestGateway;
@@ -51,15 +51,7 @@ describe('POST /oauth2/v1/token (password grant, SPEC 4.3)', () => {
   ];
 
   it.each(ROWS)('%s -> %i %s', async (_case, body, headers, status, errorCode, oauthError, message) => {
-    const { status: got, body: envelope } = await errorOf(await passwordGrant(tg.url, body, headers));
-    expect(got).toBe(status);
-    expect(envelope).toMatchObject({
-      success: false,
-      errors: [{ errorCode, errorType: status === 400 ? 'Bad Request' : 'Unauthorized', message }],
-      error: oauthError,
-      error_description: message,
-    });
-    expect(envelope.requestId).toBeTruthy();
+    await expectOAuthError(await passwordGrant(tg.url, body, headers), { status, errorCode, oauthError, message });
   });
 
 });
