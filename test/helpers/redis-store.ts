@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { pino } from 'pino';
 import type { Clock } from '../../src/clock.js';
 import type { RedisStoreConfig, RedisTopology } from '../../src/config/store-schema.js';
 import { RedisStore } from '../../src/store/redis/store.js';
 import { eventually } from './eventually.js';
+import { RedisServer } from './redis-server.js';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -24,4 +26,40 @@ export async function connectedStore(config: RedisStoreConfig, environment: stri
   store.connect();
   await untilReady(store);
   return store;
+}
+
+/**
+ * A real redis-server for the enclosing describe block (started before its
+ * tests, disposed after them) and the stores its tests open on it, closed
+ * with it.
+ */
+export function redisStoresUnderTest(clock: Clock) {
+  let server: RedisServer | undefined;
+  const open: RedisStore[] = [];
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((store) => store.close()));
+    await server?.dispose();
+  });
+  const closedAfter = (store: RedisStore): RedisStore => {
+    open.push(store);
+    return store;
+  };
+  const running = (): RedisServer => {
+    if (!server) throw new Error('redis-server is started in beforeAll: use it inside a test');
+    return server;
+  };
+  return {
+    get server(): RedisServer {
+      return running();
+    },
+    /** A connected store of `environment` on this server, closed after the block. */
+    async storeOn(environment: string): Promise<RedisStore> {
+      return closedAfter(await connectedStore(redisStoreConfig({ mode: 'single', url: running().url }), environment, clock));
+    },
+    /** A store the test opened elsewhere (on a server of its own), closed after the block with the others. */
+    closedAfter,
+  };
 }

@@ -1,33 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyspace } from '../../../src/store/redis/keyspace.js';
-import type { RedisStore } from '../../../src/store/redis/store.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { eventually } from '../../helpers/eventually.js';
-import { rawCommand, RedisServer } from '../../helpers/redis-server.js';
-import { connectedStore, redisStoreConfig, uniqueEnvironment } from '../../helpers/redis-store.js';
+import { rawCommand } from '../../helpers/redis-server.js';
+import { redisStoresUnderTest, uniqueEnvironment } from '../../helpers/redis-store.js';
 
 /** The sealed key ring in Redis: one hash, a compare-and-set script, a lock, and a change notice. */
 describe('key ring storage in Redis', () => {
-  let redis: RedisServer;
-  const open: RedisStore[] = [];
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-  });
-  afterAll(async () => {
-    await Promise.all(open.map((store) => store.close()));
-    await redis.dispose();
-  });
-  const storeOn = async (environment: string) => {
-    const store = await connectedStore(redisStoreConfig({ mode: 'single', url: redis.url }), environment, new ManualClock());
-    open.push(store);
-    return store;
-  };
+  const redis = redisStoresUnderTest(new ManualClock());
+  const storeOn = redis.storeOn;
 
   it('keeps the version and the document in one hash', async () => {
     const environment = uniqueEnvironment();
     const store = await storeOn(environment);
     expect(await store.keyRing.save({ version: 1, document: '{"keys":[]}' }, 0)).toBe(true);
-    const reply = await rawCommand(redis.port, `HGET ${keyspace(environment).keyRing} version`);
+    const reply = await rawCommand(redis.server.port, `HGET ${keyspace(environment).keyRing} version`);
     expect(reply).toBe('$1\r\n1\r\n');
     expect(await store.keyRing.load()).toEqual({ version: 1, document: '{"keys":[]}' });
   });

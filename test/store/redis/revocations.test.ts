@@ -1,35 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyspace } from '../../../src/store/redis/keyspace.js';
-import type { RedisStore } from '../../../src/store/redis/store.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { eventually } from '../../helpers/eventually.js';
 import { rawCommand, RedisServer } from '../../helpers/redis-server.js';
-import { connectedStore, redisStoreConfig, uniqueEnvironment } from '../../helpers/redis-store.js';
+import { connectedStore, redisStoresUnderTest, redisStoreConfig, uniqueEnvironment } from '../../helpers/redis-store.js';
 
 /** The revocation list: a sorted set scored by expiry in Redis, a mirror in each instance that answers every Bearer check. */
 describe('revocations in Redis', () => {
-  let redis: RedisServer;
-  const open: RedisStore[] = [];
   const clock = new ManualClock();
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-  });
-  afterAll(async () => {
-    await Promise.all(open.map((store) => store.close()));
-    await redis.dispose();
-  });
-  const storeOn = async (environment: string) => {
-    const store = await connectedStore(redisStoreConfig({ mode: 'single', url: redis.url }), environment, clock);
-    open.push(store);
-    return store;
-  };
+  const redis = redisStoresUnderTest(clock);
+  const storeOn = redis.storeOn;
 
   it('keeps each entry in one sorted set, scored by when it may be forgotten', async () => {
     const environment = uniqueEnvironment();
     const store = await storeOn(environment);
     const expiresAt = clock.now() + 60_000;
     await store.revocations.add({ kind: 'grant', id: 'g1', expiresAt });
-    expect(await rawCommand(redis.port, `ZSCORE ${keyspace(environment).revocations} grant:g1`)).toBe(`$${String(expiresAt).length}\r\n${expiresAt}\r\n`);
+    expect(await rawCommand(redis.server.port, `ZSCORE ${keyspace(environment).revocations} grant:g1`)).toBe(`$${String(expiresAt).length}\r\n${expiresAt}\r\n`);
   });
 
   it('answers from its mirror at once, and another instance learns it by pub/sub', async () => {
@@ -46,15 +33,14 @@ describe('revocations in Redis', () => {
     const later = clock.now() + 120_000;
     await store.revocations.add({ kind: 'token', id: 'long', expiresAt: later });
     await store.revocations.add({ kind: 'token', id: 'long', expiresAt: clock.now() + 1_000 });
-    expect(await rawCommand(redis.port, `ZSCORE ${keyspace(environment).revocations} token:long`)).toContain(String(later));
+    expect(await rawCommand(redis.server.port, `ZSCORE ${keyspace(environment).revocations} token:long`)).toContain(String(later));
   });
 
   it('keeps a revocation it could not write, refusing the token meanwhile, and writes it when Redis is back', async () => {
     const own = await RedisServer.start();
     try {
       const environment = uniqueEnvironment();
-      const store = await connectedStore(redisStoreConfig({ mode: 'single', url: own.url }), environment, clock);
-      open.push(store);
+      const store = redis.closedAfter(await connectedStore(redisStoreConfig({ mode: 'single', url: own.url }), environment, clock));
       await own.kill();
       await eventually(() => !store.health().ready, { what: 'the store to see redis gone' });
       await expect(store.revocations.add({ kind: 'token', id: 'offline', expiresAt: clock.now() + 60_000 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
