@@ -5,29 +5,23 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { USER } from '../helpers/accounts.js';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
-import { cli, cliConfig, closedPort, configWithoutToken, folder, makeFolder, removeFolder } from '../helpers/admin-cli.js';
+import { cli, cliConfig, closedPort, configWithoutToken, folder, gatewayForCli, makeFolder, removeFolder } from '../helpers/admin-cli.js';
 
 beforeAll(makeFolder);
 afterAll(removeFolder);
 
 describe('the admin client against a running gateway', () => {
-  let tg: TestGateway;
-  let config: string;
-  beforeEach(async () => {
-    tg = await bootGateway();
-    config = await cliConfig(tg);
-  });
-  afterEach(() => tg.close());
+  const gw = gatewayForCli();
 
   it('--admin names the listener instead of the config; a wildcard admin.host is reached on loopback', async () => {
     const elsewhere = join(folder.dir, 'elsewhere.yaml');
     await writeFile(elsewhere, stringify({ admin: { host: '127.0.0.1', port: 1 } }));
-    expect((await cli('grants', '--admin', tg.gateway.adminUrl!, '--config', elsewhere)).code).toBe(0);
-    expect((await cli('grants', '--config', await cliConfig(tg, { host: '0.0.0.0' }))).code).toBe(0);
+    expect((await cli('grants', '--admin', gw.tg.gateway.adminUrl!, '--config', elsewhere)).code).toBe(0);
+    expect((await cli('grants', '--config', await cliConfig(gw.tg, { host: '0.0.0.0' }))).code).toBe(0);
   });
 
   it("shows the admin API's 4xx message as sent, with exit code 1", async () => {
-    const outcome = await cli('grants', '--config', config, '--limit', '0');
+    const outcome = await cli('grants', '--config', gw.config, '--limit', '0');
     expect(outcome).toMatchObject({ code: 1, stdout: '' });
     expect(outcome.stderr).toBe('token-gateway grants: "limit" must be a whole number from 1 to 10000\n');
   });

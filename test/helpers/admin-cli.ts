@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'yaml';
-import { afterAll, beforeAll } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { APP, USER } from './accounts.js';
-import { issueTokens, type TestGateway } from './gateway.js';
+import { bootGateway, issueTokens, type TestGateway } from './gateway.js';
 
 /**
  * The admin commands run in-process through run(), as `token-gateway ...`
@@ -64,4 +64,29 @@ export async function configWithoutToken(): Promise<string> {
   const file = join(folder.dir, 'plain.yaml');
   await writeFile(file, 'admin:\n  host: 127.0.0.1\n');
   return file;
+}
+
+/**
+ * A fresh gateway for each test of the enclosing block, and a CLI config
+ * file that reaches its admin listener; closed after each test.
+ */
+export function gatewayForCli(options: Parameters<typeof bootGateway>[0] = {}): { readonly tg: TestGateway; readonly config: string } {
+  let booted: { tg: TestGateway; config: string } | undefined;
+  beforeEach(async () => {
+    const tg = await bootGateway(options);
+    booted = { tg, config: await cliConfig(tg) };
+  });
+  afterEach(() => booted?.tg.close());
+  const current = () => {
+    if (!booted) throw new Error('the gateway is booted in beforeEach: use it inside a test');
+    return booted;
+  };
+  return {
+    get tg() {
+      return current().tg;
+    },
+    get config() {
+      return current().config;
+    },
+  };
 }

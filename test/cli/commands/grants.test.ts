@@ -1,46 +1,39 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OTHER_APP, OTHER_USER, USER } from '../../helpers/accounts.js';
-import { bootGateway, type TestGateway } from '../../helpers/gateway.js';
-import { cli, cliConfig, login, makeFolder, removeFolder } from '../../helpers/admin-cli.js';
+import { cli, gatewayForCli, login, makeFolder, removeFolder } from '../../helpers/admin-cli.js';
 
 beforeAll(makeFolder);
 afterAll(removeFolder);
 
 describe('token-gateway grants (the active grants, from the admin API)', () => {
-  let tg: TestGateway;
-  let config: string;
-  beforeEach(async () => {
-    tg = await bootGateway();
-    config = await cliConfig(tg);
-  });
-  afterEach(() => tg.close());
+  const gw = gatewayForCli();
 
   it('grants: a table of the active grants, filtered by user or client', async () => {
-    await login(tg);
-    await login(tg, USER, OTHER_APP);
-    await login(tg, OTHER_USER);
+    await login(gw.tg);
+    await login(gw.tg, USER, OTHER_APP);
+    await login(gw.tg, OTHER_USER);
 
-    const all = await cli('grants', '--config', config);
+    const all = await cli('grants', '--config', gw.config);
     expect(all.code).toBe(0);
     const [header, ...lines] = all.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^GRANT\s+USER\s+CLIENT\s+LOGGED IN\s+LAST REFRESH\s+EXPIRES$/);
     expect(lines).toHaveLength(4);
     expect(lines.at(-1)).toBe('3 active grants');
 
-    const bob = await cli('grants', '--config', config, '--user', OTHER_USER.username);
+    const bob = await cli('grants', '--config', gw.config, '--user', OTHER_USER.username);
     expect(bob.stdout).toContain(`${OTHER_USER.username}  `);
     expect(bob.stdout).not.toContain(`${USER.username} `);
     expect(bob.stdout.trimEnd().split('\n').at(-1)).toBe('1 active grant');
 
-    const other = await cli('grants', '--config', config, '--client', OTHER_APP.client_id, '--json');
+    const other = await cli('grants', '--config', gw.config, '--client', OTHER_APP.client_id, '--json');
     expect(JSON.parse(other.stdout)).toMatchObject({ total: 1, grants: [{ username: USER.username, clientId: OTHER_APP.client_id }] });
   });
 
   it('grants: says so when there are none, and when the list is cut at --limit', async () => {
-    expect((await cli('grants', '--config', config)).stdout).toBe('no active grants\n');
-    await login(tg);
-    await login(tg);
-    const cut = await cli('grants', '--config', config, '--limit', '1');
+    expect((await cli('grants', '--config', gw.config)).stdout).toBe('no active grants\n');
+    await login(gw.tg);
+    await login(gw.tg);
+    const cut = await cli('grants', '--config', gw.config, '--limit', '1');
     expect(cut.stdout).toContain('showing the newest 1 of 2 active grants');
   });
 
