@@ -29,7 +29,10 @@ export type ListVerdict =
  * live instance that holds a list, and no outage seen while starting (an
  * instance started during an outage cannot tell a lost list from an empty
  * one, and its peers may still be reconnecting). Otherwise it waits, not
- * ready, until a peer restores the list or `waitMs` passes. The key ring
+ * ready: for as long as a live peer holds the list (that peer writes to
+ * this store and will write the list back once it sees the loss, which
+ * after a node comes back can take longer than any fixed wait), and for
+ * `waitMs` once none does. The key ring
  * follows the same rule, with a marker older than this instance as
  * evidence that the environment existed before it (instances started
  * together into a new environment must not wait for each other).
@@ -65,6 +68,9 @@ export class Restoration {
     if (state.listKept) return 'load';
     if (!this.expectRestore(state.peersHoldingList)) return 'adopt';
     this.listWaitSince ??= now;
+    // A live peer holding the list writes to this store (its heartbeat says so) and will write the list back: taking
+    // the empty list meanwhile would let revoked tokens through. The wait runs out only once no live peer holds one.
+    if (state.peersHoldingList > 0) return 'wait';
     return now - this.listWaitSince < this.waitMs ? 'wait' : 'adopt';
   }
 

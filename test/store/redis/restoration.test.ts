@@ -40,11 +40,23 @@ describe('an instance that is starting', () => {
     expect(restoration.waiting).toBe(false);
   });
 
-  it('adopts what is there once the wait is over: the peers are gone or cannot reach the node', () => {
+  it('keeps waiting past the wait while a live peer holds the list: it will write it back, and an empty list would let revoked tokens through', () => {
     const restoration = new Restoration(WAIT_MS);
     const now = Date.now();
     restoration.decide(state({ peersHoldingList: 1 }), now);
-    expect(restoration.decide(state({ peersHoldingList: 1 }), now + WAIT_MS)).toBe('adopt');
+    expect(restoration.decide(state({ peersHoldingList: 1 }), now + WAIT_MS)).toBe('wait');
+    expect(restoration.decide(state({ peersHoldingList: 1 }), now + 10 * WAIT_MS)).toBe('wait');
+    expect(restoration.waiting).toBe(true);
+  });
+
+  it('adopts what is there once the wait is over and no live peer holds a list: the peers are gone', () => {
+    const restoration = new Restoration(WAIT_MS);
+    // Started during the outage: without a peer it still waits, for the wait.
+    restoration.noteOutage();
+    const now = Date.now();
+    restoration.decide(state({ peersHoldingList: 1 }), now);
+    expect(restoration.decide(state({ peersHoldingList: 0 }), now + WAIT_MS - 1)).toBe('wait');
+    expect(restoration.decide(state({ peersHoldingList: 0 }), now + WAIT_MS)).toBe('adopt');
   });
 
   it('waits after an outage seen while starting even with no peer heard from yet: they may still be reconnecting', () => {
