@@ -279,7 +279,6 @@ export class RedisStore implements Store {
   private async reconcileNow(reason: string): Promise<void> {
     if (this.closed || this.client.status !== 'ready' || !this.availability.open) return;
     const { logger } = this.options;
-    const lookStartedAt = Date.now();
     const { runIds, problem } = await inspectServers(this.client, this.evictionCheck);
     if (problem) {
       this.unsupported = problem;
@@ -290,11 +289,7 @@ export class RedisStore implements Store {
     // A process we have not seen before: restarted, or failed over to a replica that may have lagged.
     const newProcess = this.runIds !== undefined && [...runIds].some((id) => !this.runIds!.has(id));
     this.runIds = runIds;
-    const keyspace = await this.lookAtKeyspace();
-    // A look that took longer than a command may take waited for a node to come back (ioredis queues commands for
-    // a cluster node it is reconnecting to): an outage this instance lived through, even if no error said so.
-    if (Date.now() - lookStartedAt > this.options.config.command_timeout) this.restoration.noteOutage();
-    let verdict = this.restoration.decide(keyspace, Date.now());
+    let verdict = this.restoration.decide(await this.lookAtKeyspace(), Date.now());
     if (verdict === 'load' && newProcess && this.restoration.holdsList) verdict = 'restore';
     if (verdict === 'wait') {
       if (!this.waitLogged) logger.info({ reason }, 'redis has no revocation list and a running instance should write it back: not ready until it does');
