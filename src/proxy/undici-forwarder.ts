@@ -77,9 +77,12 @@ export function createUndiciForwarder(options: ForwarderOptions, tuning: UndiciF
             path: target.basePath + (req.url ?? '/'),
             headers: upstreamRequestHeaders(exchange, { upstreamHost: target.host, fromTrustedProxy }),
             body: requestBody(exchange, options.maxBodyBytes, call.fail),
-            headersTimeout: route.timeoutMs,
-            // Idle time between body chunks: an upstream that stalls mid-body.
-            bodyTimeout: route.timeoutMs,
+            // The call's own timer keeps both of undici's timeouts (UpstreamCall.deadline). undici's would cost a
+            // timer object per request that lives until undici's next half-second sweep, long enough to be promoted
+            // to the old generation: with them, most of a protected call's promoted bytes, and twice the full
+            // collections (bench/README.md, "Garbage per protected call").
+            headersTimeout: 0,
+            bodyTimeout: 0,
           },
           call,
         );
@@ -104,7 +107,15 @@ const dropped = new Error('forwarding settled');
 class UpstreamCall implements Dispatcher.DispatchHandler {
   private controller?: Dispatcher.DispatchController;
   private settled = false;
+  /**
+   * The route's timeout, one timer per call: until the response head it
+   * covers everything (waiting for a pooled connection, connecting, sending
+   * the body, the upstream's thinking); from the head on, it is the longest
+   * silence allowed between body chunks, restarted by each one, and it does
+   * not run while the call waits for a slow client (`stall` does then).
+   */
   private readonly deadline: NodeJS.Timeout;
+  private headReceived = false;
   /** Armed while the client's socket is full; one timer per call, restarted at each pause. */
   private stall?: NodeJS.Timeout;
   private waitingForClient = false;
@@ -121,9 +132,6 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     private readonly reject: (error: GatewayError) => void,
   ) {
     this.res = exchange.res;
-    // Covers everything before the response headers: waiting for a pooled
-    // connection, connecting, sending the body, and the upstream's thinking
-    // (undici's headersTimeout covers only the last two).
     this.deadline = setTimeout(this.onDeadline, timeoutMs);
     // on, not once: a response closes once (settle is idempotent anyway), and once() costs a wrapper per call.
     this.res.on('close', this.settle);
@@ -132,7 +140,11 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   readonly fail = (error: GatewayError): void => this.settle(error);
 
   // Errors are made only when needed: capturing a stack on every request costs more than the timer.
-  private readonly onDeadline = (): void => this.settle(upstreamTimeout(this.timeoutMs));
+  private readonly onDeadline = (): void => {
+    if (!this.headReceived) this.settle(upstreamTimeout(this.timeoutMs));
+    // Paused for a slow client, the upstream is not the one silent: the stall timer judges the client; onDrain restarts this one.
+    else if (!this.waitingForClient) this.settle(upstreamTimeout(this.timeoutMs, 'no body data'));
+  };
   private readonly onStall = (): void => {
     if (this.waitingForClient) this.settle(upstreamTimeout(this.timeoutMs, 'client read nothing'));
   };
@@ -158,8 +170,10 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, statusMessage?: string): void {
     // undici reports interim responses (102, 103 Early Hints) here too: they are not the answer, which follows.
     if (statusCode < 200) return;
-    clearTimeout(this.deadline);
     if (this.settled) return;
+    // From here on the deadline is the silence allowed between body chunks.
+    this.headReceived = true;
+    this.deadline.refresh();
     this.exchange.upstreamRespondedAt = process.hrtime.bigint();
     const head = responseHeadOf(this.res, statusCode, statusMessage, headers);
     if (typeof head === 'string') {
@@ -172,6 +186,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     // and reports a mismatch: the client's answer is complete here.
     if (statusCode === 204 || statusCode === 304) {
       this.endedAtHead = true;
+      clearTimeout(this.deadline);
       if (this.writeHead()) this.res.end();
     }
   }
@@ -187,7 +202,9 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled || this.endedAtHead || !this.writeHead() || this.res.write(chunk)) return;
+    if (this.settled || this.endedAtHead) return;
+    this.deadline.refresh();
+    if (!this.writeHead() || this.res.write(chunk)) return;
     // The client reads slower than the upstream sends: stop reading the
     // upstream socket until it catches up, so TCP backpressure reaches the
     // upstream instead of the response piling up in our memory.
@@ -204,10 +221,14 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   // Not clearTimeout: a cleared timer cannot be refreshed, and a stale expiry is ignored anyway.
   private readonly onDrain = (): void => {
     this.waitingForClient = false;
+    // The upstream's silence is counted again from now (refresh re-arms a timer that fired meanwhile).
+    if (!this.settled) this.deadline.refresh();
     this.controller?.resume();
   };
 
   onResponseEnd(): void {
+    // The upstream has said everything; only the client's reading is left, which the stall timer watches.
+    clearTimeout(this.deadline);
     // Trailers are dropped, as http-proxy's pipe() did. `settle` follows on the response's 'close'.
     if (!this.settled && !this.endedAtHead && this.writeHead()) this.res.end();
   }
@@ -220,11 +241,9 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
 
 function gatewayErrorOf(error: Error & { code?: string }, timeoutMs: number): GatewayError {
   switch (error.code) {
-    case 'UND_ERR_HEADERS_TIMEOUT':
+    // undici's headers and body timeouts are off (the call's deadline keeps them); its connect timeout is not.
     case 'UND_ERR_CONNECT_TIMEOUT':
       return upstreamTimeout(timeoutMs);
-    case 'UND_ERR_BODY_TIMEOUT':
-      return upstreamTimeout(timeoutMs, 'no body data');
     default:
       // ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET (closed mid-response), TLS failures...
       return upstreamUnavailable(error.code ?? error.message);

@@ -17,7 +17,8 @@ export interface TestUpstream {
 /**
  * A real upstream that records what reaches it. Paths ending in `/slow`
  * never answer (for 504 tests), `/stalled` stops after its headers,
- * `/truncated` dies mid-body; everything else
+ * `/truncated` dies mid-body, `/trickle` sends its body in 4 chunks 150 ms
+ * apart; everything else
  * gets a small JSON echo.
  */
 export async function startUpstream(): Promise<TestUpstream> {
@@ -32,6 +33,19 @@ export async function startUpstream(): Promise<TestUpstream> {
       if (req.url?.endsWith('/stalled')) {
         res.writeHead(200, { 'content-length': '1000' });
         res.write('partial');
+        return;
+      }
+      if (req.url?.endsWith('/trickle')) {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        let sent = 0;
+        const next = setInterval(() => {
+          res.write(`chunk ${++sent}\n`);
+          if (sent === 4) {
+            clearInterval(next);
+            res.end();
+          }
+        }, 150);
+        res.on('close', () => clearInterval(next));
         return;
       }
       if (req.url?.endsWith('/truncated')) {

@@ -105,6 +105,14 @@ describe('forwarding to the upstream', () => {
     expect(await lastLogFor(tg, '/business/score/v2/stalled')).toMatchObject({ status: 504, errorCode: 'UPSTREAM_TIMEOUT' });
   });
 
+  it('lets a body run longer than the route timeout while no silence between its chunks does', async () => {
+    // 4 chunks 150 ms apart: 600 ms in all against the route's 300 ms, which bounds the silence, not the whole body.
+    const response = await fetch(`${tg.url}/business/score/v2/trickle`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('chunk 1\nchunk 2\nchunk 3\nchunk 4\n');
+    expect(await lastLogFor(tg, '/business/score/v2/trickle')).toMatchObject({ status: 200 });
+  });
+
   it('applies the upstream timeout to requests sent with Expect: 100-continue', async () => {
     const response = await send(tg.url, {
       path: '/business/score/v2/slow',
