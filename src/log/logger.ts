@@ -7,9 +7,9 @@ export type { Logger };
  * Structured JSON logs, one object per line. Nothing logs a header, a body or
  * a credential: the access line is built from named fields only, so secrets
  * are kept out by construction. The redact list is the second line of
- * defence for anyone who later logs a request object; the access line skips
- * it (accessLoggerOf), because walking its wildcard paths cost a protected
- * call more than building the line.
+ * defence for anyone who later logs a request object; the access line never
+ * goes through it (access-line.ts writes it from a template), because walking
+ * its wildcard paths cost a protected call more than building the line.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -37,9 +37,9 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 }
 
 /**
- * The logger of the access line: the same level, fields and destination,
- * without the redaction pass. Safe only because logAccess writes named
- * scalar fields and nothing else; anything that logs an object must use the
+ * The logger of the access line: the same level, bindings, time and
+ * destination, without the redaction pass. writeAccessLine (access-line.ts)
+ * takes the line's parts from it; anything that logs an object must use the
  * gateway's logger.
  */
 export function accessLoggerOf(logger: Logger): Logger {

@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../context.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { Exchange } from '../http/exchange.js';
+import { writeAccessLine } from '../log/access-line.js';
 
 /**
  * The end of every exchange, once the response is over and the pipeline has
@@ -16,21 +17,18 @@ export function completeExchange(ctx: GatewayContext, exchange: Exchange, finish
 /** One line per request, from named fields only: no header, body or query is ever logged. */
 function logAccess(ctx: GatewayContext, exchange: Exchange, status: number, latencyMs: number): void {
   const { req, error } = exchange;
-  ctx.accessLogger.info(
-    {
-      requestId: exchange.requestId,
-      method: req.method,
-      path: exchange.path,
-      route: exchange.route,
-      status,
-      latencyMs: Math.round(latencyMs * 100) / 100,
-      clientId: exchange.clientId,
-      errorCode: error?.code,
-      policy: error?.policy,
-      detail: error?.detail,
-    },
-    'request',
-  );
+  writeAccessLine(ctx.accessLogger, {
+    requestId: exchange.requestId,
+    method: req.method,
+    path: exchange.path,
+    route: exchange.route,
+    status,
+    latencyMs: Math.round(latencyMs * 100) / 100,
+    clientId: exchange.clientId,
+    errorCode: error?.code,
+    policy: error?.policy,
+    detail: error?.detail,
+  });
 }
 
 /**

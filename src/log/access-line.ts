@@ -1,0 +1,58 @@
+import { pino, type Logger } from 'pino';
+
+/** The fields of one access line, written in this order; an undefined field is left out, as pino leaves it out. */
+export interface AccessLine {
+  readonly requestId: string;
+  readonly method: string | undefined;
+  readonly path: string;
+  readonly route: string | undefined;
+  readonly status: number;
+  readonly latencyMs: number;
+  readonly clientId: string | undefined;
+  readonly errorCode: string | undefined;
+  readonly policy: string | undefined;
+  readonly detail: string | undefined;
+}
+
+/** The parts of a pino logger the line is made of: its time function, its bindings and its destination. */
+interface PinoParts {
+  [pino.symbols.timeSym]: () => string;
+  [pino.symbols.chindingsSym]: string;
+  [pino.symbols.streamSym]: { write(line: string): unknown };
+}
+
+/**
+ * Writes the access line at `info`: the very bytes `logger.info(line,
+ * 'request')` writes (level, time, the logger's bindings, the fields, msg),
+ * built from a fixed template instead of pino's walk over an object.
+ *
+ * Why: in a gateway serving protected calls on one core, pino's generic walk
+ * (a serializer lookup, a type switch and its own string escaping per key)
+ * cost about 6 µs of the line's CPU per call under the profiler, and the
+ * template measured about 6 µs of user CPU per call less than it in an
+ * interleaved run (bench/README.md, "Where each microsecond of a protected
+ * call goes"). fastify compiles its serializers for the same reason.
+ *
+ * Secrets stay out by construction, as before: only these named fields,
+ * never a header, body or query. Every string goes through JSON.stringify,
+ * which is what pino itself falls back to for any string needing escapes;
+ * a test holds the two byte for byte over random fields.
+ */
+export function writeAccessLine(logger: Logger, line: AccessLine): void {
+  const parts = logger as unknown as PinoParts;
+  let text = `{"level":${INFO}${parts[pino.symbols.timeSym]()}${parts[pino.symbols.chindingsSym]},"requestId":${quote(line.requestId)}`;
+  if (line.method !== undefined) text += `,"method":${quote(line.method)}`;
+  text += `,"path":${quote(line.path)}`;
+  if (line.route !== undefined) text += `,"route":${quote(line.route)}`;
+  text += `,"status":${finite(line.status)},"latencyMs":${finite(line.latencyMs)}`;
+  if (line.clientId !== undefined) text += `,"clientId":${quote(line.clientId)}`;
+  if (line.errorCode !== undefined) text += `,"errorCode":${quote(line.errorCode)}`;
+  if (line.policy !== undefined) text += `,"policy":${quote(line.policy)}`;
+  if (line.detail !== undefined) text += `,"detail":${quote(line.detail)}`;
+  parts[pino.symbols.streamSym].write(`${text},"msg":"request"}\n`);
+}
+
+const INFO = pino.levels.values.info;
+const quote = JSON.stringify as (value: string) => string;
+/** pino writes a number that is not finite as null. */
+const finite = (value: number): number | null => (Number.isFinite(value) ? value : null);
