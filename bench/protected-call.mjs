@@ -187,13 +187,52 @@ async function check(config) {
   return undefined;
 }
 
-/** Newline characters in a file from byte `start` on. */
-async function countLines(file, start = 0) {
+/**
+ * Newline characters in a file from byte `start` on; with `latencyOf`, also each line's latency as the server logged
+ * it (ms), where the function finds one.
+ */
+async function countLines(file, start = 0, latencyOf = undefined) {
   let lines = 0;
+  const latencies = [];
+  let partial = '';
   for await (const chunk of createReadStream(file, { start })) {
     for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+    if (!latencyOf) continue;
+    const text = partial + chunk.toString('latin1');
+    const parts = text.split('\n');
+    partial = parts.pop();
+    for (const line of parts) {
+      const ms = latencyOf(line);
+      if (ms !== undefined) latencies.push(ms);
+    }
   }
-  return lines;
+  return { lines, latencies };
+}
+
+/**
+ * The latency a server logs for each request, from its own log line: the gateway's `latencyMs` (from the request's
+ * head parsed to the response handed to the kernel, µs resolution) and HAProxy's `Ta` of `option httplog` (from the
+ * request's first byte to the response's last, whole ms). Against wrk's figures for the same run, they tell the
+ * time spent inside the server from the time spent before it reads a request and after it sends the answer.
+ */
+const LOGGED_LATENCY = {
+  gateway: (line) => {
+    const match = /"latencyMs":([\d.]+)/.exec(line);
+    return match ? Number(match[1]) : undefined;
+  },
+  haproxy: (line) => {
+    // ... frontend backend/server TR/Tw/Tc/Tr/Ta status ...
+    const match = /\] \S+ \S+ -?\d+\/-?\d+\/-?\d+\/-?\d+\/\+?(\d+) \d{3} /.exec(line);
+    return match ? Number(match[1]) : undefined;
+  },
+};
+
+/** p50, p99 and p99.9 of a list of latencies (ms), or undefined for an empty one. */
+function latencyPercentiles(values) {
+  if (values.length === 0) return undefined;
+  const sorted = Float64Array.from(values).sort();
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+  return { p50Ms: at(0.5), p99Ms: at(0.99), p999Ms: at(0.999) };
 }
 
 /** Bytes a process has read with read() and the like since it started (`rchar` of /proc/<pid>/io). */
@@ -215,7 +254,7 @@ function bytesRead(pid) {
  */
 const logSinks = {
   /** A file sink; `fd` (opened here, append mode) for a server's stdout, or just the path for nginx to open. */
-  file(path, { linesPerRequest = 1, openFd = true } = {}) {
+  file(path, { linesPerRequest = 1, openFd = true, latencyOf = undefined } = {}) {
     const fd = openFd ? openSync(path, 'a') : undefined;
     let offset = 0;
     return {
@@ -232,7 +271,8 @@ const logSinks = {
         offset = statSync(path).size;
       },
       async after() {
-        return { lines: await countLines(path, offset), bytes: statSync(path).size - offset };
+        const { lines, latencies } = await countLines(path, offset, latencyOf);
+        return { lines, bytes: statSync(path).size - offset, logged: latencyPercentiles(latencies) };
       },
     };
   },
@@ -334,7 +374,7 @@ export async function protectedCall() {
       }
       const log =
         variant.log === 'file'
-          ? logSinks.file(join(dir, `${variant.id}.log`))
+          ? logSinks.file(join(dir, `${variant.id}.log`), { latencyOf: LOGGED_LATENCY.gateway })
           : variant.log === 'pipe'
             ? await logSinks.pipe(join(dir, `${variant.id}.fifo`), `${variant.id}-consumer`, startConsumer)
             : undefined;
@@ -386,7 +426,7 @@ export async function protectedCall() {
         } else if (peer.haproxy) {
           const cfg = join(dir, `${peer.id}.cfg`);
           await writeFile(cfg, haproxyConfig({ port, upstreamPort, ...peer.haproxy }));
-          if (peer.haproxy.log) log = logSinks.file(join(dir, `${peer.id}.log`));
+          if (peer.haproxy.log) log = logSinks.file(join(dir, `${peer.id}.log`), { latencyOf: LOGGED_LATENCY.haproxy });
           server = start(peer.id, 'haproxy', ['-f', cfg, '-db'], { stdout: log?.fd });
         } else {
           const keyArgs = peer.withKey ? [pem, ISSUER] : [];
@@ -521,6 +561,9 @@ function summarize(config) {
           consumerUs: median(logs.map((r) => r.log.consumerUsPerRequest)),
         }
       : undefined,
+    logged: logs.some((r) => r.log.logged)
+      ? Object.fromEntries(['p50Ms', 'p99Ms', 'p999Ms'].map((key) => [key, median(logs.map((r) => r.log.logged?.[key]))]))
+      : undefined,
   };
 }
 
@@ -646,6 +689,29 @@ function report({ configs, notRun, versions, elapsedS }) {
       const cpu = ratio(gw.summary, quiet.summary, 'passCpu');
       return `| ${name} | ${range(r)}; CPU µs/req ${range(cpu)} | >= ${ACCESS_LINE_AT_LEAST} | ${r.median >= ACCESS_LINE_AT_LEAST ? 'met' : `**not met** (${f2(r.median)})`} |`;
     });
+  /** wrk's latencies beside the ones the server logged for the same runs: where a tail is spent. */
+  const tailRows = () => {
+    const logged = configs.filter((config) => byId.get(config.id).summary.logged);
+    if (logged.length === 0) return [];
+    const triple = (l) => `${f2(l.p50Ms)} / ${f2(l.p99Ms)} / ${f2(l.p999Ms)}`;
+    return [
+      '### Where the tail is: inside the server, or around it',
+      '',
+      "wrk's latency runs from writing a request to reading the whole answer. The server's own, from its log lines in the",
+      "same runs, runs from reading the request to handing the answer to the kernel: the gateway's `latencyMs` (from the",
+      "request's head parsed), HAProxy's `Ta` (from its first byte, whole milliseconds). What wrk sees beyond the logged",
+      'figure was spent before the server read the request or after it sent the answer: waiting in the kernel for the',
+      'server to get to the socket, or on the client side. Medians over the runs.',
+      '',
+      '| id | wrk p50 / p99 / p99.9 ms | logged p50 / p99 / p99.9 ms | p99.9 not in the logged time |',
+      '|---|---:|---:|---:|',
+      ...logged.map((config) => {
+        const { summary } = byId.get(config.id);
+        return `| \`${config.id}\` | ${triple(summary)} | ${triple(summary.logged)} | ${f2(summary.p999Ms - summary.logged.p999Ms)} ms |`;
+      }),
+      '',
+    ];
+  };
   const logRows = configs.filter((config) => config.log);
   return [
     '# Protected call, side by side',
@@ -695,6 +761,7 @@ function report({ configs, notRun, versions, elapsedS }) {
     ...goalRows(HEADLINE),
     ...accessLineRows(),
     '',
+    ...tailRows(),
     `### For reference, not the headline: quiet gateway (\`${QUIET}\`) against the quiet peers`,
     '',
     '| goal | figure | target | result |',
