@@ -11,14 +11,17 @@ import { pino } from 'pino';
  *
  * Decisions (bench/README.md has the figures):
  *
- * - sonic-boom (pino's own destination, from `pino.destination`) does the buffering, the retries on a
- *   full non-blocking pipe and the final synchronous flush. It runs in its
- *   `buffer` mode, fed one Buffer per line: in its default `utf8` mode each
- *   line is appended to a growing string whose byte length is measured again
- *   on every write, which cost more than building the line.
+ * - The lines of a batch are appended to one string and encoded once, when
+ *   the batch is handed over: a Buffer per line cost an allocation, and an
+ *   object that lived as long as its batch, on every protected call.
+ * - sonic-boom (pino's own destination, from `pino.destination`) does the
+ *   writing: the queue behind a write in progress, the retries on a full
+ *   non-blocking pipe, the bound and the final synchronous flush. It runs in
+ *   its `buffer` mode, one Buffer per batch: in its default `utf8` mode it
+ *   re-measures its growing string on every write.
  * - **Bounded, drop and count.** A consumer that does not keep up (a pipe
  *   whose reader stalls, a disk that blocks) gets at most `MAX_PENDING_BYTES`
- *   held for it; lines past that are dropped, counted
+ *   held for it; batches past that are dropped, their lines counted
  *   (`token_gateway_log_lines_dropped_total`), and one warning line with the
  *   count is written once the destination takes lines again. Back-pressure
  *   would instead slow every request down to the speed of the log reader,
@@ -52,37 +55,50 @@ export interface DestinationOptions {
 /** A batched, bounded destination on a file descriptor; see the module comment. */
 export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES }: DestinationOptions = {}): LogDestination {
   const sync = isRegularFile(fd);
-  const sonic = pino.destination({ dest: fd, sync, minLength: FLUSH_AT_BYTES, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
+  // sonic-boom gets whole batches (minLength 0: each is written, or queued behind the one being written, at once).
+  const sonic = pino.destination({ dest: fd, sync, minLength: 0, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
   // In buffer mode sonic-boom's write takes a Buffer; its type declares the utf8 mode's string only.
   const writeBytes = (bytes: Buffer): boolean => (sonic.write as unknown as (data: Buffer) => boolean).call(sonic, bytes);
   let dropped = 0;
   let unreported = 0;
-  let pending = false;
+  let refused = false;
+  // A drop is reported synchronously, during the write that could not be taken.
   sonic.on('drop', () => {
-    dropped++;
-    unreported++;
+    refused = true;
   });
   // A reader that went away (EPIPE) or a full disk: the gateway goes on serving; nothing is retried.
   sonic.on('error', () => undefined);
-  /** Whether the destination took the bytes (a drop is reported synchronously, during the write). */
+  /** Whether the destination took the bytes. */
   const accepted = (bytes: Buffer): boolean => {
-    const before = dropped;
+    refused = false;
     writeBytes(bytes);
-    return dropped === before;
+    return !refused;
   };
-  const write = (line: string): void => {
-    if (unreported > 0) {
-      if (accepted(Buffer.from(droppedWarning(unreported)))) unreported = 0;
-      else {
-        // Still no room: the warning is not one of the log's lines, so it does not count as dropped.
-        dropped--;
-        unreported--;
-      }
+  // The lines since the last hand-over, as one string: appending is cheap, and the batch is encoded once.
+  let batch = '';
+  let batchLines = 0;
+  let pending = false;
+  const handOver = (): void => {
+    if (batchLines === 0) return;
+    const text = batch;
+    const lines = batchLines;
+    batch = '';
+    batchLines = 0;
+    // Still no room for the warning: it is not one of the log's lines, so it is not counted; it waits for the next batch.
+    if (unreported > 0 && accepted(Buffer.from(droppedWarning(unreported)))) unreported = 0;
+    if (!accepted(Buffer.from(text))) {
+      dropped += lines;
+      unreported += lines;
     }
-    writeBytes(Buffer.from(line));
     pending = true;
   };
+  const write = (line: string): void => {
+    batch += line;
+    batchLines++;
+    if (batch.length >= FLUSH_AT_BYTES) handOver();
+  };
   const flush = () => {
+    handOver();
     if (!pending) return;
     pending = false;
     try {
@@ -93,6 +109,7 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   };
   setInterval(flush, FLUSH_EVERY_MS).unref();
   const flushSync = () => {
+    handOver();
     try {
       sonic.flushSync();
     } catch {
