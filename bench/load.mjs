@@ -66,8 +66,20 @@ export function startPinned(name, cores, command, args, { cwd, stdout = 'ignore'
         // already gone
       }
     },
-    /** SIGTERM to the whole group, SIGKILL after `graceMs`. */
+    /**
+     * Freezes the whole group (SIGSTOP) while another server is measured on the same core: an idle server's timers
+     * and, for Node, its garbage collection after a load (V8 collects when the allocation rate drops) would run on
+     * that core in the middle of someone else's run. `resume` (SIGCONT) thaws it.
+     */
+    freeze() {
+      server.signal('SIGSTOP');
+    },
+    resume() {
+      server.signal('SIGCONT');
+    },
+    /** SIGTERM to the whole group (thawed first), SIGKILL after `graceMs`. */
     async stop(graceMs = 3_000) {
+      server.signal('SIGCONT');
       server.signal('SIGTERM');
       await Promise.race([exit, sleep(graceMs)]);
       server.signal('SIGKILL');

@@ -56,6 +56,14 @@ const REFERENCE = { gateway: QUIET, haproxy: 'haproxy-jwt', fastify: 'fastify-jw
 const ALWAYS = new Set(Object.values(HEADLINE));
 /** A run in which other work took more than this share of the server's core is reported as disturbed. */
 const DISTURBED = 0.1;
+/** Before a frozen server is driven again: time to run what came due while it was frozen (timers, a collection). */
+const THAW_SETTLE_MS = 500;
+/**
+ * Then, before each measured run, this much unmeasured load. Interleaving leaves every server idle (frozen) for a
+ * minute or more between its runs, which a server under steady load never is; a Node server's first second or two of
+ * load after that is its re-warm-up (bench/README.md, "After an idle minute"), which would otherwise land in every run.
+ */
+const REWARM_S = knob('BENCH_REWARM', 2);
 /** After a logging row's run, time for its last lines to reach the file or pipe (the gateway flushes every 100 ms). */
 const LOG_SETTLE_MS = 300;
 /** A logging row whose run wrote fewer lines than this share of (lines per request x requests) fails its log check. */
@@ -470,12 +478,36 @@ export async function protectedCall() {
       return { ...result, log: await config.log.after() };
     };
 
+    // Only the server being driven runs on the core under test: the others are frozen (SIGSTOP) meanwhile, so that
+    // an idle Node process's collection after its own load, or any server's timers, cannot land in another's run.
+    // A thawed server gets THAW_SETTLE_MS to run what came due while it was frozen before wrk starts.
+    const frozen = new Set();
+    const freezeAllBut = async (config) => {
+      for (const other of measured) {
+        if (other === config || frozen.has(other)) continue;
+        other.server.freeze();
+        frozen.add(other);
+      }
+      if (frozen.delete(config)) {
+        config.server.resume();
+        await sleep(THAW_SETTLE_MS);
+      }
+    };
     progress(`${measured.length} configurations; warm-up ${WARMUP_S} s each, then ${PASSES} passes x ${RUNS} run(s) x ${DURATION_S} s`);
-    for (const config of measured) await drive(config, WARMUP_S);
+    for (const config of measured) {
+      await freezeAllBut(config);
+      await drive(config, WARMUP_S);
+    }
     for (let pass = 0; pass < PASSES; pass++) {
       // Each pass starts one configuration further on, so none is always first or last.
       const order = measured.map((_, i) => measured[(i + pass) % measured.length]);
       for (const config of order) {
+        await freezeAllBut(config);
+        if (REWARM_S > 0) {
+          await drive(config, REWARM_S);
+          // The re-warm's last lines are still in the gateway's batch: written before the measured run's count starts.
+          if (config.log) await sleep(LOG_SETTLE_MS);
+        }
         for (let run = 0; run < RUNS; run++) {
           if (config.server.exited) throw new Error(`${config.id} exited during the benchmark: ${config.server.stderr}`);
           const result = await driveLogged(config, DURATION_S);
@@ -720,7 +752,8 @@ function report({ configs, notRun, versions, elapsedS }) {
     '',
     `Servers under test pinned to core ${SERVER_CORE}; \`wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s -s wrk-latency.lua\` (p99.9 from wrk's own histogram), the shared nginx upstream`,
     `(one worker, ${UPSTREAM_BODY.length}-byte JSON) and the gateway's log pipe consumer (\`cat\`) pinned to core ${CLIENT_CORE}. Every configuration got a ${WARMUP_S} s warm-up, then ${PASSES} interleaved`,
-    `pass(es) of ${RUNS} run(s) each; figures are medians over the runs. Every request is \`GET ${PATH}\` with an ES256`,
+    `pass(es) of ${RUNS} run(s) each; figures are medians over the runs. Only the server being driven runs: the others are frozen (SIGSTOP)`,
+    `meanwhile; a thawed one gets ${THAW_SETTLE_MS} ms to itself and ${REWARM_S} s of unmeasured load before its run in each pass. Every request is \`GET ${PATH}\` with an ES256`,
     "access token from the gateway's password grant: the peers get the headline gateway's token and check it against its",
     "public key (from its JWKS); each other gateway process has its own key ring, so its own token of the same shape.",
     "Before any load, each configuration answered 200 with the upstream's body, and each that authenticates answered 401",
