@@ -24,7 +24,11 @@ interface PinoParts {
 /**
  * Writes the access line at `info`: the very bytes `logger.info(line,
  * 'request')` writes (level, time, the logger's bindings, the fields, msg),
- * built from a fixed template instead of pino's walk over an object.
+ * built from a fixed template instead of pino's walk over an object. One
+ * difference, on purpose: a lone surrogate (a string that is not well-formed
+ * UTF-16, which a client can send in a JSON body's client_id) is written as a
+ * `\uXXXX` escape, where pino writes it raw and the encoder then turns it
+ * into U+FFFD: our line parses back to the value, pino's loses it.
  *
  * Why: in a gateway serving protected calls on one core, pino's generic walk
  * (a serializer lookup, a type switch and its own string escaping per key)
@@ -35,8 +39,9 @@ interface PinoParts {
  *
  * Secrets stay out by construction, as before: only these named fields,
  * never a header, body or query. Every string goes through JSON.stringify,
- * which is what pino itself falls back to for any string needing escapes;
- * a test holds the two byte for byte over random fields.
+ * which is what pino itself falls back to for any string with a control
+ * character or longer than it scans; a test holds the two byte for byte over
+ * random well-formed fields, and to the same parsed value over any.
  */
 export function writeAccessLine(logger: Logger, line: AccessLine): void {
   const parts = logger as unknown as PinoParts;

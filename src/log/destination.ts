@@ -55,8 +55,12 @@ export interface DestinationOptions {
 /** A batched, bounded destination on a file descriptor; see the module comment. */
 export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYTES }: DestinationOptions = {}): LogDestination {
   const sync = isRegularFile(fd);
-  // sonic-boom gets whole batches (minLength 0: each is written, or queued behind the one being written, at once).
-  const sonic = pino.destination({ dest: fd, sync, minLength: 0, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
+  // A batch is a quarter of the bound at most, so a full batch is refused only when a consumer is really behind.
+  const batchBytes = Math.min(FLUSH_AT_BYTES, Math.floor(maxPendingBytes / 4));
+  // sonic-boom writes a full batch at once (minLength). A smaller one, handed over by the timer or at exit, stays in
+  // its buffer until flush() or flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
+  // which an asynchronous write started at exit would not be.
+  const sonic = pino.destination({ dest: fd, sync, minLength: batchBytes, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
   // In buffer mode sonic-boom's write takes a Buffer; its type declares the utf8 mode's string only.
   const writeBytes = (bytes: Buffer): boolean => (sonic.write as unknown as (data: Buffer) => boolean).call(sonic, bytes);
   let dropped = 0;
@@ -84,9 +88,11 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     const lines = batchLines;
     batch = '';
     batchLines = 0;
-    // Still no room for the warning: it is not one of the log's lines, so it is not counted; it waits for the next batch.
-    if (unreported > 0 && accepted(Buffer.from(droppedWarning(unreported)))) unreported = 0;
-    if (!accepted(Buffer.from(text))) {
+    // The warning goes first. No room for it: the batch behind it is dropped too (and counted), so that no line
+    // comes out after a gap without the warning before it; the warning is not one of the log's lines.
+    const warned = unreported === 0 || accepted(Buffer.from(droppedWarning(unreported)));
+    if (warned) unreported = 0;
+    if (!warned || !accepted(Buffer.from(text))) {
       dropped += lines;
       unreported += lines;
     }
@@ -95,7 +101,7 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   const write = (line: string): void => {
     batch += line;
     batchLines++;
-    if (batch.length >= FLUSH_AT_BYTES) handOver();
+    if (batch.length >= batchBytes) handOver();
   };
   const flush = () => {
     handOver();

@@ -227,7 +227,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   };
 
   onResponseEnd(): void {
-    // The upstream has said everything; only the client's reading is left, which the stall timer watches.
+    // The upstream has said everything; only the client's reading is left (the stall timer watches it when a write had to wait).
     clearTimeout(this.deadline);
     // Trailers are dropped, as http-proxy's pipe() did. `settle` follows on the response's 'close'.
     if (!this.settled && !this.endedAtHead && this.writeHead()) this.res.end();

@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { openSync, closeSync, constants as fsConstants, readFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -73,6 +74,57 @@ describe('log destination', () => {
     const written = numbersIn(run.stdout);
     expect(written).toHaveLength(20000);
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
+  });
+
+  it('writes the last lines at exit even when the reader of a pipe is behind', async () => {
+    // A real FIFO (64 KiB in the kernel), its reader idle until the child has exited: 50 KB go out on the 100 ms
+    // timer, then 30 KB are logged and the process exits at once. The last lines must be written at exit, waiting for
+    // the reader, not left to an asynchronous write the exit cuts short.
+    const fifo = join(dir, 'exit.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const readFd = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    const writeFd = openSync(fifo, fsConstants.O_WRONLY);
+    const script = `import { createLogDestination } from ${JSON.stringify(DESTINATION)};
+      process.stdout; // as the CLI does: a pipe on standard output becomes non-blocking
+      const d = createLogDestination();
+      const line = (i) => JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(170) }) + '\\n';
+      for (let i = 0; i < 250; i++) d.write(line(i));
+      await new Promise((next) => setTimeout(next, 400));
+      for (let i = 250; i < 400; i++) d.write(line(i));
+      process.stderr.write('written\\n');
+      process.exit(0);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', writeFd, 'pipe'] });
+    closeSync(writeFd);
+    let err = '';
+    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const reader = new Socket({ fd: readFd, readable: true, writable: false });
+    reader.pause();
+    let out = '';
+    reader.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const ended = new Promise<void>((resolveEnd) => reader.once('end', () => resolveEnd()));
+    // The reader starts once the child has logged everything and is exiting (or has exited).
+    const code = await new Promise<number | null>((resolveExit) => {
+      child.stderr!.on('data', () => {
+        if (err.includes('written')) reader.resume();
+      });
+      child.once('exit', (exitCode) => resolveExit(exitCode));
+    });
+    reader.resume();
+    await ended;
+    expect(code).toBe(0);
+    const written = numbersIn(out);
+    expect(written).toHaveLength(400);
+    expect(written.every((entry, i) => entry.n === i)).toBe(true);
+  });
+
+  it('drops nothing for a consumer that keeps reading, however small the bound', async () => {
+    const run = await runChild(
+      `const d = createLogDestination({ maxPendingBytes: 64 * 1024 }); for (let tick = 0; tick < 40; tick++) { for (let i = 0; i < 100; i++) d.write(JSON.stringify({ n: tick * 100 + i, msg: 'request', pad: 'x'.repeat(150) }) + '\\n'); await new Promise((next) => setTimeout(next, 5)); } d.flushSync(); process.stderr.write('dropped ' + d.dropped + '\\n'); process.exit(0);`,
+      'pipe',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('dropped 0');
+    expect(numbersIn(run.stdout)).toHaveLength(4000);
   });
 
   it('drops and counts what a consumer that stopped reading cannot take, never blocks, and says how many once it reads again', async () => {
