@@ -38,8 +38,6 @@ export interface GatewayContext {
    */
   readonly refreshSuccessorKey: KeyObject;
   readonly logger: Logger;
-  /** The access line's logger: the same level and destination, without the redaction pass (log/logger.ts). */
-  readonly accessLogger: Logger;
   /** The policies in force; a request reads `current` once and keeps that set. */
   readonly policies: PolicyRuntime;
   /** Failed-password counters (brute force). */

@@ -16,7 +16,7 @@ import { hostForUrl } from '../listeners/listen.js';
 import { applyServerLimits } from '../listeners/server-limits.js';
 import { CertificateReloader, describeCertificate, readTlsCredentials, type TlsCredentials } from '../listeners/tls-listener.js';
 import { droppedLogLines } from '../log/destination.js';
-import { accessLoggerOf, createLogger, type Logger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import { PolicyRuntime, type ReloadOutcome } from '../policies/runtime.js';
 import { createForwarder } from '../proxy/engine.js';
 import type { Forwarder, ForwarderOptions } from '../proxy/forward.js';
@@ -94,7 +94,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = createLogger(config.log.level, options.logDestination);
-  const accessLogger = accessLoggerOf(logger);
   // Read first: a certificate that cannot serve stops the start before anything else is built.
   const tls = config.tls && (await readTlsCredentials(config.tls));
   const accounts = await loadAccounts(config, options.accounts);
@@ -128,7 +127,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     accessTokens: accessTokensOf(config, issuer, state.keyRing, clock),
     refreshSuccessorKey: state.refreshSuccessorKey,
     logger,
-    accessLogger,
     policies,
     metrics,
     refusals,
@@ -149,7 +147,6 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     applied: (next) => {
       for (const listener of listeners.all) applyServerLimits(listener, next.limits);
       logger.level = next.log.level;
-      accessLogger.level = next.log.level;
     },
   });
   const certificates = listeners.https && config.tls && new CertificateReloader(listeners.https, config.tls, logger, watch);

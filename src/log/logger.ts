@@ -8,8 +8,9 @@ export type { Logger };
  * a credential: the access line is built from named fields only, so secrets
  * are kept out by construction. The redact list is the second line of
  * defence for anyone who later logs a request object; the access line never
- * goes through it (access-line.ts writes it from a template), because walking
- * its wildcard paths cost a protected call more than building the line.
+ * goes through it (access-line.ts writes it from a template with this
+ * logger's level, time, bindings and destination), because walking its
+ * wildcard paths cost a protected call more than building the line.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -34,16 +35,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination ?? standardOutput(),
   );
-}
-
-/**
- * The logger of the access line: the same level, bindings, time and
- * destination, without the redaction pass. writeAccessLine (access-line.ts)
- * takes the line's parts from it; anything that logs an object must use the
- * gateway's logger.
- */
-export function accessLoggerOf(logger: Logger): Logger {
-  return logger.child({}, { redact: [] });
 }
 
 /**

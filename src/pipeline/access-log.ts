@@ -11,13 +11,13 @@ export function completeExchange(ctx: GatewayContext, exchange: Exchange, finish
   const elapsedNs = Number(process.hrtime.bigint() - exchange.startedAt);
   const status = finished ? exchange.res.statusCode : unfinishedStatus(exchange.error);
   ctx.metrics.requestCompleted(exchange, status, elapsedNs / 1e9);
-  if (ctx.accessLogger.isLevelEnabled('info')) logAccess(ctx, exchange, status, elapsedNs / 1e6);
+  if (ctx.logger.isLevelEnabled('info')) logAccess(ctx, exchange, status, elapsedNs / 1e6);
 }
 
 /** One line per request, from named fields only: no header, body or query is ever logged. */
 function logAccess(ctx: GatewayContext, exchange: Exchange, status: number, latencyMs: number): void {
   const { req, error } = exchange;
-  writeAccessLine(ctx.accessLogger, {
+  writeAccessLine(ctx.logger, {
     requestId: exchange.requestId,
     method: req.method,
     path: exchange.path,

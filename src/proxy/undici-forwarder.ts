@@ -80,7 +80,7 @@ export function createUndiciForwarder(options: ForwarderOptions, tuning: UndiciF
             // The call's own timer keeps both of undici's timeouts (UpstreamCall.deadline). undici's would cost a
             // timer object per request that lives until undici's next half-second sweep, long enough to be promoted
             // to the old generation: with them, most of a protected call's promoted bytes, and twice the full
-            // collections (bench/README.md, "Garbage per protected call").
+            // collections (bench/README.md, "What changed", undici's timers).
             headersTimeout: 0,
             bodyTimeout: 0,
           },

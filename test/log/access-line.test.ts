@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeAccessLine, type AccessLine } from '../../src/log/access-line.js';
-import { accessLoggerOf, createLogger } from '../../src/log/logger.js';
+import { createLogger } from '../../src/log/logger.js';
 
 /** A logger whose destination keeps each written line as text. */
 function capturing(level = 'info') {
@@ -14,7 +14,7 @@ function capturing(level = 'info') {
     },
   });
   // pino writes to a stream's write() directly (no buffering by the Writable's machinery for our purpose).
-  return { written, logger: accessLoggerOf(createLogger(level, destination)) };
+  return { written, logger: createLogger(level, destination) };
 }
 
 /** The time field differs between two calls a millisecond apart: compare everything else byte for byte. */
