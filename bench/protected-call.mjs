@@ -12,7 +12,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
-import { BENCH_ACCOUNT, freePort, knob, machine, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, knob, machine, percentile, writeBenchAccounts, writeResult } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
@@ -239,8 +239,7 @@ const LOGGED_LATENCY = {
 function latencyPercentiles(values) {
   if (values.length === 0) return undefined;
   const sorted = Float64Array.from(values).sort();
-  const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-  return { p50Ms: at(0.5), p99Ms: at(0.99), p999Ms: at(0.999) };
+  return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), p999Ms: percentile(sorted, 99.9) };
 }
 
 /** Bytes a process has read with read() and the like since it started (`rchar` of /proc/<pid>/io). */
@@ -481,28 +480,22 @@ export async function protectedCall() {
     // Only the server being driven runs on the core under test: the others are frozen (SIGSTOP) meanwhile, so that
     // an idle Node process's collection after its own load, or any server's timers, cannot land in another's run.
     // A thawed server gets THAW_SETTLE_MS to run what came due while it was frozen before wrk starts.
-    const frozen = new Set();
-    const freezeAllBut = async (config) => {
-      for (const other of measured) {
-        if (other === config || frozen.has(other)) continue;
-        other.server.freeze();
-        frozen.add(other);
-      }
-      if (frozen.delete(config)) {
-        config.server.resume();
-        await sleep(THAW_SETTLE_MS);
+    for (const config of measured) config.server.freeze();
+    const alone = async (config, work) => {
+      config.server.resume();
+      await sleep(THAW_SETTLE_MS);
+      try {
+        await work();
+      } finally {
+        config.server.freeze();
       }
     };
     progress(`${measured.length} configurations; warm-up ${WARMUP_S} s each, then ${PASSES} passes x ${RUNS} run(s) x ${DURATION_S} s`);
-    for (const config of measured) {
-      await freezeAllBut(config);
-      await drive(config, WARMUP_S);
-    }
+    for (const config of measured) await alone(config, () => drive(config, WARMUP_S));
     for (let pass = 0; pass < PASSES; pass++) {
       // Each pass starts one configuration further on, so none is always first or last.
       const order = measured.map((_, i) => measured[(i + pass) % measured.length]);
-      for (const config of order) {
-        await freezeAllBut(config);
+      for (const config of order) await alone(config, async () => {
         if (REWARM_S > 0) {
           await drive(config, REWARM_S);
           // The re-warm's last lines are still in the gateway's batch: written before the measured run's count starts.
@@ -515,7 +508,7 @@ export async function protectedCall() {
           const logged = !result.log ? '' : result.log.lines === undefined ? `, ${result.log.bytes} bytes through the log pipe` : `, log ${result.log.lines} lines / ${result.log.bytes} bytes`;
           progress(`pass ${pass + 1}/${PASSES} ${config.id}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, p99.9 ${result.p999Ms.toFixed(2)} ms, ${result.cpuUsPerRequest.toFixed(1)} µs CPU/req, core ${SERVER_CORE} ${Math.round(result.serverShare * 100)}% server + ${Math.round(result.othersShare * 100)}% others${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}${logged}`);
         }
-      }
+      });
     }
 
     const markdown = report({ configs, notRun, versions, elapsedS: (Date.now() - startedAt) / 1000 });
