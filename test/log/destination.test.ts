@@ -16,8 +16,12 @@ import { GatewayProcess } from '../helpers/gateway-process.js';
 
 const DESTINATION = pathToFileURL(resolve('dist/log/destination.js')).href;
 
-/** Runs `body` (an ES module's text, with `createLogDestination` imported) with stdout as given. */
-function runChild(body: string, stdout: 'pipe' | number, options: { pausedUntil?: string } = {}) {
+/**
+ * Runs `body` (an ES module's text, with `createLogDestination` imported) with stdout as given. `pausedUntil`: the
+ * piped stdout is read only once the child says so on stderr (and it hears "go" on stdin); `onSaid`: called once the
+ * child has said its text on stderr.
+ */
+function runChild(body: string, stdout: 'pipe' | number, options: { pausedUntil?: string; onSaid?: { text: string; then: () => void } } = {}) {
   const script = `import { createLogDestination } from ${JSON.stringify(DESTINATION)};\n${body}`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', stdout, 'pipe'] });
   const { stdin, stderr } = child as typeof child & { stdin: NonNullable<typeof child.stdin>; stderr: NonNullable<typeof child.stderr> };
@@ -30,6 +34,7 @@ function runChild(body: string, stdout: 'pipe' | number, options: { pausedUntil?
       child.stdout?.resume();
       stdin.write('go\n');
     }
+    if (options.onSaid && err.includes(options.onSaid.text)) options.onSaid.then();
   });
   if (child.stdout) {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -77,14 +82,14 @@ describe('log destination', () => {
   });
 
   it('writes the last lines at exit even when the reader of a pipe is behind', async () => {
-    // A real FIFO (64 KiB in the kernel), its reader idle until the child has exited: 50 KB go out on the 100 ms
+    // A real FIFO (64 KiB in the kernel), its reader idle until the child is exiting: 50 KB go out on the 100 ms
     // timer, then 30 KB are logged and the process exits at once. The last lines must be written at exit, waiting for
     // the reader, not left to an asynchronous write the exit cuts short.
     const fifo = join(dir, 'exit.fifo');
     execFileSync('mkfifo', [fifo]);
     const readFd = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
     const writeFd = openSync(fifo, fsConstants.O_WRONLY);
-    const script = `import { createLogDestination } from ${JSON.stringify(DESTINATION)};
+    const body = `
       process.stdout; // as the CLI does: a pipe on standard output becomes non-blocking
       const d = createLogDestination();
       const line = (i) => JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(170) }) + '\\n';
@@ -93,22 +98,15 @@ describe('log destination', () => {
       for (let i = 250; i < 400; i++) d.write(line(i));
       process.stderr.write('written\\n');
       process.exit(0);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', writeFd, 'pipe'] });
-    closeSync(writeFd);
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const reader = new Socket({ fd: readFd, readable: true, writable: false });
     reader.pause();
     let out = '';
     reader.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const ended = new Promise<void>((resolveEnd) => reader.once('end', () => resolveEnd()));
-    // The reader starts once the child has logged everything and is exiting (or has exited).
-    const code = await new Promise<number | null>((resolveExit) => {
-      child.stderr!.on('data', () => {
-        if (err.includes('written')) reader.resume();
-      });
-      child.once('exit', (exitCode) => resolveExit(exitCode));
-    });
+    // The reader starts once the child has logged everything and is exiting.
+    const run = runChild(body, writeFd, { onSaid: { text: 'written', then: () => reader.resume() } });
+    closeSync(writeFd);
+    const { code } = await run;
     reader.resume();
     await ended;
     expect(code).toBe(0);
