@@ -7,6 +7,7 @@ import type { Clock } from '../../src/clock.js';
 import { loadGatewayConfig } from '../../src/config/load.js';
 import { startGateway, type RunningGateway } from '../../src/lifecycle/start.js';
 import { accountsYaml, APP, USER } from './accounts.js';
+import { eventually } from './eventually.js';
 import { startUpstream, type TestUpstream } from './upstream.js';
 
 export interface TestGateway {
@@ -128,6 +129,12 @@ export function refreshGrant(url: string, refreshToken: string, client: { client
 
 export function revoke(url: string, token: string, client: { client_id: string; client_secret: string } = APP): Promise<Response> {
   return fetch(`${url}/oauth2/v1/revokeToken`, { method: 'POST', headers: { token, ...client } });
+}
+
+/** Resolves once the gateway at `url` says `degraded` on /readyz (its store away, protected calls served from memory); bounded. */
+export async function untilDegraded(url: string, timeoutMs = 5_000): Promise<void> {
+  const degraded = async () => ((await (await fetch(`${url}/readyz`)).json()) as { status: string }).status === 'degraded';
+  await eventually(degraded, { timeoutMs, what: `${url}/readyz to say degraded` });
 }
 
 export function callProtected(url: string, accessToken: string | undefined, path = '/business/score/v2/directors'): Promise<Response> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER } from '../helpers/accounts.js';
 import { ManualClock } from '../helpers/clock.js';
-import { bootGateway, errorOf, issueTokens, passwordGrant, type TestGateway } from '../helpers/gateway.js';
+import { bootGateway, errorOf, issueTokens, passwordGrant, untilDegraded, type TestGateway } from '../helpers/gateway.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/eventually.js';
 import { uniqueEnvironment } from '../helpers/redis-store.js';
@@ -63,7 +63,7 @@ describe('spike arrest and brute force on Redis', () => {
 
   it('keeps arresting spikes on each instance alone while Redis is down', async () => {
     await redis.kill();
-    await eventually(async () => ((await (await fetch(`${a.url}/readyz`)).json()) as { status: string }).status === 'degraded');
+    await untilDegraded(a.url);
     clock.advance(1_000);
     expect((await call(a, 'offline')).status).toBe(200);
     expect(await errorOf(await call(a, 'offline'))).toMatchObject({ status: 401, errorCode: 'SPIKE_ARREST' });

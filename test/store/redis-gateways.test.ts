@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../helpers/clock.js';
-import { bootGateway, callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revoke } from '../helpers/gateway.js';
+import { bootGateway, callProtected, errorOf, issueTokens, passwordGrant, refreshGrant, revoke, untilDegraded } from '../helpers/gateway.js';
 import { GatewayProcess, TEST_KEK } from '../helpers/gateway-process.js';
 import { rm } from 'node:fs/promises';
 import { freePort, makeCertificates, RedisCluster, RedisServer } from '../helpers/redis-server.js';
@@ -186,7 +186,7 @@ describe('redis faults', () => {
 
       try {
         await redis.kill();
-        await eventually(async () => ((await (await fetch(`${a.url}/readyz`)).json()) as { status: string }).status === 'degraded');
+        await untilDegraded(a.url);
         const during = await passwordGrant(a.url);
         expect(await errorOf(during)).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
         expect(during.headers.get('retry-after')).toBe('1');

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callProtected, issueTokens, passwordGrant, revoke, type TokenResponse } from '../../helpers/gateway.js';
+import { callProtected, issueTokens, passwordGrant, revoke, untilDegraded, type TokenResponse } from '../../helpers/gateway.js';
 import { GatewayProcess } from '../../helpers/gateway-process.js';
 import { rawCommand, RedisCluster, type RedisServer } from '../../helpers/redis-server.js';
 import { ManualClock } from '../../helpers/clock.js';
@@ -189,8 +189,7 @@ describe('gateways on a redis cluster that loses a master and gets it back empty
       // Once the loss is known (each instance's /readyz says degraded: within 3 s, however loaded the machine; a fixed
       // 300 ms wait was a guess that a busy test run disproved), and again once the cluster has marked the master
       // failed (cluster-node-timeout 2 s: CLUSTERDOWN from the other masters): 503 with Retry-After, at once.
-      const degraded = async (url: string) => ((await (await fetch(`${url}/readyz`)).json()) as { status: string }).status === 'degraded';
-      for (const gateway of [a, b]) await eventually(() => degraded(gateway.url), { timeoutMs: 3_000, what: 'the instance to know a master is lost' });
+      for (const gateway of [a, b]) await untilDegraded(gateway.url, 3_000);
       const known = await Promise.all([timedGrant(a.url), timedGrant(b.url)]);
       await new Promise((resolve) => setTimeout(resolve, 2_200));
       const failed = await Promise.all([timedGrant(a.url), timedGrant(b.url)]);
