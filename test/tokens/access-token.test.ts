@@ -12,10 +12,10 @@ const TTL_MS = 30 * 60_000;
 const LEEWAY_MS = 5_000;
 const SUBJECT = { username: 'alice', clientId: 'portal', grantId: 'grant-1' };
 
-async function service(over: Partial<ConstructorParameters<typeof AccessTokens>[0]> = {}) {
+async function service(over: Partial<ConstructorParameters<typeof AccessTokens>[0]> = {}, algorithm: SigningAlgorithm = 'ES256') {
   const clock = new ManualClock();
-  const ring = new KeyRing({ algorithm: 'ES256', rotationIntervalMs: 24 * 3_600_000, retentionMs: TTL_MS + LEEWAY_MS, clock });
-  ring.replaceKeys([await generateSigningKey('ES256', clock.now())]);
+  const ring = new KeyRing({ algorithm, rotationIntervalMs: 24 * 3_600_000, retentionMs: TTL_MS + LEEWAY_MS, clock });
+  ring.replaceKeys([await generateSigningKey(algorithm, clock.now())]);
   const tokens = new AccessTokens({ ring, issuer: ISSUER, acceptedIssuers: [ISSUER, OTHER_REGION], audience: ISSUER, acceptedAudiences: [ISSUER, OTHER_REGION], ttlMs: TTL_MS, leewayMs: LEEWAY_MS, clock, ...over });
   return { clock, ring, tokens };
 }
@@ -116,10 +116,7 @@ describe('access tokens (RFC 9068)', () => {
 
 describe('the signature, per algorithm', () => {
   async function ringOf(alg: SigningAlgorithm) {
-    const clock = new ManualClock();
-    const ring = new KeyRing({ algorithm: alg, rotationIntervalMs: 24 * 3_600_000, retentionMs: TTL_MS + LEEWAY_MS, clock });
-    ring.replaceKeys([await generateSigningKey(alg, clock.now())]);
-    const tokens = new AccessTokens({ ring, issuer: ISSUER, acceptedIssuers: [ISSUER], audience: ISSUER, acceptedAudiences: [ISSUER], ttlMs: TTL_MS, leewayMs: LEEWAY_MS, clock });
+    const { clock, ring, tokens } = await service({}, alg);
     return { clock, key: ring.selectSigningKey(), tokens };
   }
 
