@@ -37,6 +37,14 @@ export interface LogDestination {
   readonly dropped: number;
   /** Writes everything pending now, synchronously. */
   flushSync(): void;
+  /**
+   * Resolves once everything logged so far has been written, or after
+   * `timeoutMs`: for a graceful stop, before the exit's synchronous flush. A
+   * write already under way to a pipe is finished first, which the
+   * synchronous flush cannot do (it would write what follows ahead of it, or
+   * lose it at exit).
+   */
+  drained(timeoutMs: number): Promise<void>;
 }
 
 /** Up to 4 MiB waits for a slow consumer (about 16,000 access lines); past that, lines are dropped and counted. */
@@ -122,6 +130,26 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
       // EAGAIN on a full pipe at exit, or a reader gone: what is left cannot be written.
     }
   };
+  const drained = (timeoutMs: number): Promise<void> => {
+    if (sync) {
+      flushSync();
+      return Promise.resolve();
+    }
+    handOver();
+    return new Promise((resolve) => {
+      const giveUp = setTimeout(resolve, timeoutMs);
+      const done = () => {
+        clearTimeout(giveUp);
+        resolve();
+      };
+      try {
+        // Called once sonic-boom has written all it holds (or failed: a reader gone).
+        sonic.flush(done);
+      } catch {
+        done();
+      }
+    });
+  };
   process.once('exit', flushSync);
   return {
     write,
@@ -129,6 +157,7 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
       return dropped;
     },
     flushSync,
+    drained,
   };
 }
 
@@ -152,6 +181,9 @@ let standard: LogDestination | undefined;
 export function standardOutput(): LogDestination {
   return (standard ??= createLogDestination());
 }
+
+/** For a graceful stop: standard output's pending lines written, within `timeoutMs` (at once when nothing was logged there). */
+export const standardOutputDrained = (timeoutMs: number): Promise<void> => standard?.drained(timeoutMs) ?? Promise.resolve();
 
 /** Log lines this process dropped (0 while nothing logged to standard output): read at scrape time. */
 export const droppedLogLines = (): number => standard?.dropped ?? 0;

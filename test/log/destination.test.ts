@@ -115,6 +115,27 @@ describe('log destination', () => {
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
   });
 
+  it('waits for a reader that is behind at most as long as asked (drained), and keeps every line for the exit', async () => {
+    const body = `
+      const d = createLogDestination();
+      for (let i = 0; i < 2000; i++) d.write(JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(150) }) + '\\n');
+      const started = Date.now();
+      await d.drained(300);
+      process.stderr.write('drained after ' + (Date.now() - started) + ' ms\\n');
+      await new Promise((next) => process.stdin.once('data', next));
+      process.exit(0);
+    `;
+    const run = await runChild(body, 'pipe', { pausedUntil: 'drained after' });
+    expect(run.code).toBe(0);
+    // Nobody read meanwhile: it gave up at its bound, neither at once nor never.
+    const waited = Number(/drained after (\d+) ms/.exec(run.stderr)?.[1]);
+    expect(waited).toBeGreaterThanOrEqual(290);
+    expect(waited).toBeLessThan(3_000);
+    const written = numbersIn(run.stdout);
+    expect(written).toHaveLength(2000);
+    expect(written.every((entry, i) => entry.n === i)).toBe(true);
+  });
+
   it('drops nothing for a consumer that keeps reading, however small the bound', async () => {
     const run = await runChild(
       `const d = createLogDestination({ maxPendingBytes: 64 * 1024 }); for (let tick = 0; tick < 40; tick++) { for (let i = 0; i < 100; i++) d.write(JSON.stringify({ n: tick * 100 + i, msg: 'request', pad: 'x'.repeat(150) }) + '\\n'); await new Promise((next) => setTimeout(next, 5)); } d.flushSync(); process.stderr.write('dropped ' + d.dropped + '\\n'); process.exit(0);`,
@@ -138,9 +159,9 @@ describe('log destination', () => {
       }
       process.stderr.write('burst written in ' + (Date.now() - started) + ' ms, dropped ' + d.dropped + '\\n');
       await new Promise((next) => process.stdin.once('data', next));
-      d.flushSync();
+      await d.drained(5000);
       d.write(line(4000));
-      d.flushSync();
+      await d.drained(5000);
       process.stderr.write('final dropped ' + d.dropped + '\\n');
       process.exit(0);
     `;

@@ -2,12 +2,16 @@ import cluster from 'node:cluster';
 import { ConfigError, formatIssue, StartupError } from '../../config/errors.js';
 import { loadGatewayConfig } from '../../config/load.js';
 import { startGateway, type RunningGateway } from '../../lifecycle/start.js';
+import { standardOutputDrained } from '../../log/destination.js';
 import { createLogger } from '../../log/logger.js';
 import { answerPrimary } from '../../cluster/answers.js';
 import { startClusterAdmin } from '../../cluster/primary-admin.js';
 import { resolveWorkerCount, superviseWorkers } from '../../cluster/supervise.js';
 import { holdHangups, releaseHangups } from '../held-hangups.js';
 import { EXIT, type CommandIo } from '../io.js';
+
+/** After the drain, how long a log reader that is behind may take the last lines before the exit writes the rest. */
+const LOG_DRAIN_MS = 2_000;
 
 export interface ServeOptions {
   configFile: string;
@@ -71,13 +75,17 @@ export async function serveCommand(options: ServeOptions, io: CommandIo): Promis
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    gateway.close().then(
-      () => process.exit(EXIT.ok),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(EXIT.invalid);
-      },
-    );
+    gateway
+      .close()
+      // A log reader that is behind gets a moment to take the last lines in order; the exit writes what is left.
+      .then(() => standardOutputDrained(LOG_DRAIN_MS))
+      .then(
+        () => process.exit(EXIT.ok),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(EXIT.invalid);
+        },
+      );
   };
   // SIGHUP: re-read gateway.yaml, accounts.yaml, the policies folder and the TLS files (the watchers normally do;
   // this is for tooling that signals, and for mounts without inotify).
