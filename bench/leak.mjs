@@ -14,6 +14,7 @@ import {
   backgroundLoad,
   BENCH_ACCOUNT,
   machine,
+  machineLine,
   openFds,
   rssKiB,
   runPinnedNode,
@@ -182,7 +183,7 @@ export async function leak() {
     const markdown = [
       '# Leak check: aborting clients',
       '',
-      `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}. Date: ${facts.date}.`,
+      machineLine(facts),
       `Machine busy before the start (other processes): ${Math.round(background * 100)}% of all cores${background > 0.1 ? ' (**not idle: the figures below shared the machine**)' : ''}.`,
       '',
       `One \`token-gateway serve\` (memory store, no policies, \`log.level: warn\`) pinned to core ${SERVER_CORE}, in front of a Node \`http\``,

@@ -12,6 +12,7 @@ import {
   backgroundLoad,
   BENCH_ACCOUNT,
   machine,
+  machineLine,
   rssKiB,
   startNodeUpstream,
   startPinnedGateway,
@@ -187,7 +188,7 @@ export async function memory() {
     const markdown = [
       '# Memory: a million revocations and a full verified-token cache',
       '',
-      `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}; Redis ${facts.redis}. Date: ${facts.date}.`,
+      machineLine(facts, [`Redis ${facts.redis}`]),
       `Machine busy before the start (other processes): ${Math.round(background * 100)}% of all cores${background > 0.1 ? ' (**not idle: the figures below shared the machine**)' : ''}.`,
       '',
       `One \`token-gateway serve\` on a throw-away redis-server (\`store: { redis: ... }\`, \`environment: ${ENVIRONMENT}\`, KEK from a file,`,

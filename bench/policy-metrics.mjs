@@ -18,7 +18,7 @@ import { enforce } from '../dist/policies/enforce.js';
 import { readPolicyFolder } from '../dist/policies/policy-file.js';
 import { PolicySet } from '../dist/policies/policy-set.js';
 import { PolicyFamilies } from '../dist/telemetry/policy-series.js';
-import { knob, machine, writeResult } from './lib.mjs';
+import { knob, machine, machineLine, writeResult } from './lib.mjs';
 import { POLICIES } from './protected-call.mjs';
 
 const PASSES = knob('BENCH_POLICY_PASSES', 7);
@@ -129,7 +129,7 @@ export async function policyMetrics() {
     const markdown = [
       '# Per-policy figures: what they cost a protected call',
       '',
-      `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}. Date: ${facts.date}.`,
+      machineLine(facts),
       '',
       `The three policies of protected-call.mjs's full pipeline (ip-range, regex-protection with the five built-in sets on`,
       `path, query, two headers and JSON bodies, spike arrest per client_id at 100000ps, never refusing) run in-process`,

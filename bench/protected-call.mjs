@@ -12,7 +12,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
-import { BENCH_ACCOUNT, freePort, knob, machine, percentile, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, knob, machine, machineLine, percentile, writeBenchAccounts, writeResult } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
@@ -741,7 +741,7 @@ function report({ configs, notRun, versions, elapsedS }) {
   return [
     '# Protected call, side by side',
     '',
-    `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}; nginx ${versions.nginx}, HAProxy ${versions.haproxy}, wrk ${versions.wrk}. Date: ${facts.date}.`,
+    machineLine(facts, [`nginx ${versions.nginx}`, `HAProxy ${versions.haproxy}`, `wrk ${versions.wrk}`]),
     '',
     `Servers under test pinned to core ${SERVER_CORE}; \`wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s -s wrk-latency.lua\` (p99.9 from wrk's own histogram), the shared nginx upstream`,
     `(one worker, ${UPSTREAM_BODY.length}-byte JSON) and the gateway's log pipe consumer (\`cat\`) pinned to core ${CLIENT_CORE}. Every configuration got a ${WARMUP_S} s warm-up, then ${PASSES} interleaved`,

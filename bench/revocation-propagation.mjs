@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_ACCOUNT, knob, machine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, knob, machine, machineLine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
 
 const REVOCATIONS = knob('BENCH_REVOCATIONS', 200);
 const POLL_LIMIT_MS = 5_000;
@@ -73,7 +73,7 @@ export async function revocationPropagation() {
     const markdown = [
       '# Revocation propagation between two instances',
       '',
-      `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}; Redis ${facts.redis}. Date: ${facts.date}.`,
+      machineLine(facts, [`Redis ${facts.redis}`]),
       '',
       'Two `token-gateway serve` processes (A, B) on one local redis-server. For each of the revocations:',
       'a token is issued on A and accepted by B, revoked on A, then B is asked again and again until it refuses.',

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { jwksMaxAgeSeconds, publicationLeadMs } from '../dist/keys/publication.js';
-import { BENCH_ACCOUNT, knob, machine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, knob, machine, machineLine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
 
 const ROTATIONS = knob('BENCH_ROTATIONS', 6);
 /** Short, so that a rotation's successor is old enough to sign at once a few seconds later; the lead scales with it. */
@@ -145,7 +145,7 @@ export async function rotationUnderLoad() {
     const markdown = [
       '# Key rotation under load, three instances',
       '',
-      `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}; Redis ${facts.redis}. Date: ${facts.date}.`,
+      machineLine(facts, [`Redis ${facts.redis}`]),
       '',
       `Three \`token-gateway serve\` processes on one local redis-server, \`keys.rotation_interval: ${INTERVAL_MS} ms\`, so the JWKS`,
       `max-age is ${maxAgeMs / 1000} s and a key may sign ${leadMs / 1000} s after it was published. Steady traffic throughout: one refresh`,

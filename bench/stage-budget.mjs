@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BENCH_ACCOUNT, freePort, knob, machine, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, knob, machineLine, writeBenchAccounts, writeResult } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { POLICIES } from './protected-call.mjs';
@@ -183,7 +183,7 @@ function report(gateway, forwarder, gatewayRun, forwarderRun, startedAt) {
   return [
     '# Protected call: where the microseconds go',
     '',
-    machine(),
+    machineLine(),
     '',
     `The gateway as shipped (full default pipeline of protected-call.mjs: ip-range, regex-protection with the five`,
     `built-in sets, spike arrest per client_id, then Bearer and revocation; log level info, standard output to a file)`,

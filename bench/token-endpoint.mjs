@@ -14,6 +14,7 @@ import {
   backgroundLoad,
   BENCH_ACCOUNT,
   machine,
+  machineLine,
   machineCpuTicks,
   percentile,
   runPinnedNode,
@@ -339,7 +340,7 @@ export async function tokenEndpoint() {
     const markdown = [
       '# Token endpoint: password hashing, password and refresh grants, protected calls beside them',
       '',
-      `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}. Date: ${facts.date}.`,
+      machineLine(facts),
       `Machine busy before the start (other processes): ${pct(background)} of all cores${background > 0.1 ? ' (**not idle: the figures below shared the machine**)' : ''}.`,
       disturbed ? `\n**Other processes used more than 5% of core ${SERVER_CORE} during some runs (column "others on core ${SERVER_CORE}"): those figures are disturbed.**\n` : '',
       `Gateway (\`token-gateway serve\`, memory store, no policies, \`log.level: warn\`) pinned to core ${SERVER_CORE}; wrk`,

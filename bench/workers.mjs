@@ -11,6 +11,7 @@ import {
   backgroundLoad,
   BENCH_ACCOUNT,
   machine,
+  machineLine,
   machineCpuTicks,
   startNodeUpstream,
   startPinnedGateway,
@@ -137,7 +138,7 @@ export async function workers() {
     const markdown = [
       '# workers: throughput against cores',
       '',
-      `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; Node ${facts.node}; Redis ${facts.redis}. Date: ${facts.date}.`,
+      machineLine(facts, [`Redis ${facts.redis}`]),
       `Machine busy before the start (other processes): ${Math.round(background * 100)}% of all cores${background > 0.1 ? ' (**not idle: the figures below shared the machine**)' : ''}.`,
       '',
       `Three \`token-gateway serve\` on one throw-away redis-server (one environment, one key ring: the same token works on`,
