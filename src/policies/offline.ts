@@ -1,7 +1,7 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { AppAccount } from '../accounts/schema.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { GatewayConfig } from '../config/schema.js';
+import { MemoryWindowCounter } from '../store/memory.js';
 import { attachmentsOf } from './attachments.js';
 import { readPolicyFolder } from './policy-file.js';
 import { PolicySet } from './policy-set.js';
@@ -18,6 +18,6 @@ export async function loadPolicySetOffline(config: GatewayConfig, apps: readonly
   const definitions = await readPolicyFolder(config.policies.folder);
   return PolicySet.build(definitions, attachmentsOf(config, apps), {
     clock,
-    rateLimiter: ({ points, durationSeconds }) => new RateLimiterMemory({ points, duration: durationSeconds }),
+    windowCounter: ({ points }) => new MemoryWindowCounter(points),
   });
 }

@@ -1,12 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { ErrorCode } from '../errors/catalogue.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestBody } from '../http/request-body.js';
-import type { RateLimiterSettings } from '../store/types.js';
+import type { RateLimiterSettings, WindowCounter } from '../store/types.js';
 import { POLICY_NAME } from '../config/fields.js';
 import type { PolicyFigures } from './figures.js';
 
@@ -69,10 +68,10 @@ export type PolicyCheck = (request: PolicyRequest, explain?: Explain) => Verdict
 export interface CompileDeps {
   readonly clock: Clock;
   /**
-   * Counters in the gateway's store. The same settings return the same
-   * limiter across reloads, so counts survive an edit of the policy files.
+   * Window counters in the gateway's store. The same settings return the
+   * same counter across reloads, so counts survive an edit of the policy files.
    */
-  rateLimiter(settings: RateLimiterSettings): RateLimiterAbstract;
+  windowCounter(settings: RateLimiterSettings): WindowCounter;
 }
 
 /** A policy kind: its YAML schema (which also compiles patterns, ranges, zones) beside its check. */

@@ -1,11 +1,10 @@
 import { watch, type FSWatcher } from 'node:fs';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AppAccount } from '../accounts/schema.js';
 import type { Clock } from '../clock.js';
 import { ConfigError, formatIssue } from '../config/errors.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import type { RateLimiterSettings, Store } from '../store/types.js';
+import type { RateLimiterSettings, Store, WindowCounter } from '../store/types.js';
 import { attachmentsOf } from './attachments.js';
 import { uncounted, type FiguresOf } from './figures.js';
 import type { CompileDeps } from './policy.js';
@@ -33,12 +32,12 @@ const FILES_CHANGED = 'policy files changed';
 /**
  * The policies in force. `current` is one immutable PolicySet; a reload reads
  * and validates the whole folder, builds a new set and swaps it in at once, or
- * keeps the last good set and logs why. Spike-arrest counters live in
- * limiters kept here across reloads, so an edit does not reset them.
+ * keeps the last good set and logs why. Spike-arrest counters are kept here
+ * across reloads, so an edit does not reset them.
  */
 export class PolicyRuntime {
   private set: PolicySet = PolicySet.empty;
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly counters = new Map<string, WindowCounter>();
   private watcher?: FSWatcher;
   private settle?: NodeJS.Timeout;
   private running?: Promise<ReloadOutcome>;
@@ -129,7 +128,7 @@ export class PolicyRuntime {
     const definitions = await readPolicyFolder(config.policies.folder);
     const set = await PolicySet.build(definitions, attachmentsOf(config, apps), this.compileDeps(used), this.options.figures ?? uncounted);
     // Counters of policies that are gone (or whose rate changed) are dropped with the set that used them.
-    for (const key of this.limiters.keys()) if (!used.has(key)) this.limiters.delete(key);
+    for (const key of this.counters.keys()) if (!used.has(key)) this.counters.delete(key);
     return set;
   }
 
@@ -137,15 +136,15 @@ export class PolicyRuntime {
     const { store, clock } = this.options;
     return {
       clock,
-      rateLimiter: (settings: RateLimiterSettings) => {
+      windowCounter: (settings: RateLimiterSettings) => {
         const key = `${settings.name}|${settings.points}|${settings.durationSeconds}`;
         used.add(key);
-        let limiter = this.limiters.get(key);
-        if (!limiter) {
-          limiter = store.createRateLimiter(settings);
-          this.limiters.set(key, limiter);
+        let counter = this.counters.get(key);
+        if (!counter) {
+          counter = store.createWindowCounter(settings);
+          this.counters.set(key, counter);
         }
-        return limiter;
+        return counter;
       },
     };
   }

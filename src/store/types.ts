@@ -8,6 +8,7 @@
  */
 
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { MaybePromise } from '../maybe-promise.js';
 
 /**
  * Where a refresh token is kept: its grant (which every store groups tokens
@@ -204,6 +205,22 @@ export interface RateLimiterSettings {
   readonly durationSeconds: number;
 }
 
+/**
+ * Admissions per key in numbered windows: spike arrest's counters. The
+ * caller names the window from its own clock (`"29544721.3"`: second and
+ * slot); only the window last asked about counts, so a counter never holds
+ * more than one window's keys (the Redis one leaves older windows to expire
+ * after `durationSeconds`).
+ */
+export interface WindowCounter {
+  /**
+   * Counts one for `key` in `window`; true while that stays within the
+   * counter's points. Synchronous in memory (no promise, no microtask turn
+   * on the hot path); a promise on Redis.
+   */
+  admit(key: string, window: string): MaybePromise<boolean>;
+}
+
 export interface StoreHealth {
   readonly ready: boolean;
   /** Why not, for the readiness endpoint and logs. */
@@ -216,6 +233,8 @@ export interface Store {
   readonly keyRing: KeyRingStorage;
   /** Counters shared by every instance on the same store (rate-limiter-flexible). */
   createRateLimiter(settings: RateLimiterSettings): RateLimiterAbstract;
+  /** Counters per window (spike arrest), shared like the rate limiters; `durationSeconds` covers one window. */
+  createWindowCounter(settings: RateLimiterSettings): WindowCounter;
   health(): StoreHealth;
   /**
    * Throws SERVICE_UNAVAILABLE (503, Retry-After) at once when the store is

@@ -16,6 +16,8 @@ export interface PolicyRequestInit {
   clientAddress?: string;
   clientId?: string;
   user?: string;
+  /** clientId() and user() answer at once, as for a token verified before; otherwise through a promise, as for a new one. */
+  callerKnown?: boolean;
 }
 
 /**
@@ -48,8 +50,8 @@ export function policyRequest(init: PolicyRequestInit = {}): PolicyRequest & { r
     query: new URLSearchParams(init.query ?? ''),
     clientAddress: init.clientAddress ?? '127.0.0.1',
     body: new RequestBody(req, init.bodyLimit ?? 1024 * 1024),
-    clientId: async () => init.clientId,
-    user: async () => init.user,
+    clientId: init.callerKnown ? () => init.clientId : async () => init.clientId,
+    user: init.callerKnown ? () => init.user : async () => init.user,
     chunksRead: () => chunksRead,
   };
 }

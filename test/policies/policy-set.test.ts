@@ -1,14 +1,14 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, formatIssue } from '../../src/config/errors.js';
 import { readPolicyFolder, type PolicyDefinition } from '../../src/policies/policy-file.js';
 import { PolicySet, type PolicyAttachments, type PolicyReference } from '../../src/policies/policy-set.js';
+import { MemoryWindowCounter } from '../../src/store/memory.js';
 import { ManualClock } from '../helpers/clock.js';
 
-const deps = { clock: new ManualClock(), rateLimiter: ({ points, durationSeconds }: { points: number; durationSeconds: number }) => new RateLimiterMemory({ points, duration: durationSeconds }) };
+const deps = { clock: new ManualClock(), windowCounter: ({ points }: { points: number }) => new MemoryWindowCounter(points) };
 const FILE = '/etc/token-gateway/gateway.yaml';
 const ref = (path: PropertyKey[], names: string[]): PolicyReference => ({ file: FILE, path, names });
 const attachments = (over: Partial<PolicyAttachments> = {}): PolicyAttachments => ({

@@ -282,6 +282,16 @@ export function storeContract(name: string, create: (clock: ManualClock) => Prom
       });
     });
 
+    describe('window counters', () => {
+      it('admits points per key within a window, each key on its own, and starts afresh in the next window', async () => {
+        const counter = store.createWindowCounter({ name: `contract-window-${Date.now()}`, points: 2, durationSeconds: 1 });
+        const admit = async (key: string, window: string) => counter.admit(key, window);
+        expect([await admit('a', '7.1'), await admit('a', '7.1'), await admit('a', '7.1')]).toEqual([true, true, false]);
+        expect(await admit('b', '7.1')).toBe(true);
+        expect([await admit('a', '7.2'), await admit('a', '7.2'), await admit('a', '7.2')]).toEqual([true, true, false]);
+      });
+    });
+
     it('reports itself ready', () => {
       expect(store.health()).toEqual({ ready: true });
     });

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { whenKnown, type MaybePromise } from '../../maybe-promise.js';
-import type { PolicyKind, PolicyRequest, Rejection } from '../policy.js';
+import type { Explain, PolicyKind, PolicyRequest, Rejection, Verdict } from '../policy.js';
 import { spikeArrestSchema, type SpikeArrestSettings } from './schema.js';
 
 /**
@@ -15,59 +14,66 @@ import { spikeArrestSchema, type SpikeArrestSettings } from './schema.js';
  * above one request per millisecond (1000ps), each 1 ms window admits
  * rate / 1000 requests (the schema accepts only whole multiples there).
  *
- * Windows are numbered from the injected clock and each is its own counter
- * key (rate-limiter-flexible on the gateway's store: Redis when configured,
- * with an in-memory insurance limiter while Redis is away). Counting a
- * refused request only ever pushes a full window further past its limit, so
- * refusals do not consume the allowance of later windows.
+ * Windows are numbered from the injected clock and counted in the gateway's
+ * store (store/types.ts, WindowCounter): in memory, synchronously, so a
+ * known caller's request is judged without a promise; on Redis when
+ * configured, with an in-memory insurance limiter while Redis is away.
+ * Counting a refused request only ever pushes a full window further past its
+ * limit, so refusals do not consume the allowance of later windows.
  */
 export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
   kind: 'spike-arrest',
   schema: spikeArrestSchema,
-  compile(settings, { clock, rateLimiter }) {
+  compile(settings, { clock, windowCounter }) {
     const { count, unitMs, text } = settings.rate;
     const windowsPerUnit = Math.min(count, unitMs);
     const windowMs = unitMs / windowsPerUnit;
     const perWindow = count / windowsPerUnit;
-    const windows = rateLimiter({ name: `spike:${settings.name}:${text}`, points: perWindow, durationSeconds: Math.max(1, Math.ceil(windowMs / 1000)) });
+    const windows = windowCounter({ name: `spike:${settings.name}:${text}`, points: perWindow, durationSeconds: Math.max(1, Math.ceil(windowMs / 1000)) });
     const bursts =
       settings.burst > 0
-        ? rateLimiter({ name: `spike-burst:${settings.name}:${text}:${settings.burst}`, points: settings.burst, durationSeconds: unitMs / 1000 })
+        ? windowCounter({ name: `spike-burst:${settings.name}:${text}:${settings.burst}`, points: settings.burst, durationSeconds: unitMs / 1000 })
         : undefined;
 
-    return async (request, explain) => {
-      const known = callerOf(request, settings);
-      // Awaited only when the caller is not known yet (a token seen for the first time).
-      const caller = typeof known === 'string' ? known : await known;
-      const now = clock.now();
-      // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
-      const unit = Math.floor(now / unitMs);
-      const slot = Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
-      if (await admits(windows, `${caller}:${unit}.${slot}`)) {
+    // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
+    const unitOf = (now: number): number => Math.floor(now / unitMs);
+    const slotOf = (now: number, unit: number): number => Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
+
+    const refusal = (now: number): Rejection => {
+      const unit = unitOf(now);
+      const nextWindowAt = unit * unitMs + Math.ceil(((slotOf(now, unit) + 1) * unitMs) / windowsPerUnit);
+      return arrested(settings, Math.max(1, Math.ceil((nextWindowAt - now) / 1000)));
+    };
+    const afterBurst = (admitted: boolean, caller: string, now: number, explain: Explain | undefined): Verdict => {
+      if (!admitted) return refusal(now);
+      explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) was taken; the burst allowance (${settings.burst}) had room`);
+      return undefined;
+    };
+    const afterWindow = (admitted: boolean, caller: string, now: number, explain: Explain | undefined): MaybePromise<Verdict> => {
+      if (admitted) {
         explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) admits ${perWindow} and had room`);
         return undefined;
       }
-      if (bursts && (await admits(bursts, `${caller}:${unit}`))) {
-        explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) was taken; the burst allowance (${settings.burst}) had room`);
-        return undefined;
-      }
-      const nextWindowAt = unit * unitMs + Math.ceil(((slot + 1) * unitMs) / windowsPerUnit);
-      return arrested(settings, Math.max(1, Math.ceil((nextWindowAt - now) / 1000)));
+      if (!bursts) return refusal(now);
+      const inBurst = bursts.admit(caller, `${unitOf(now)}`);
+      return inBurst instanceof Promise ? inBurst.then((ok) => afterBurst(ok, caller, now, explain)) : afterBurst(inBurst, caller, now, explain);
+    };
+    const judge = (caller: string, explain: Explain | undefined): MaybePromise<Verdict> => {
+      const now = clock.now();
+      const unit = unitOf(now);
+      const inWindow = windows.admit(caller, `${unit}.${slotOf(now, unit)}`);
+      return inWindow instanceof Promise ? inWindow.then((ok) => afterWindow(ok, caller, now, explain)) : afterWindow(inWindow, caller, now, explain);
+    };
+
+    // Synchronous while the caller is known and the counters answer at once (in memory): no promise per request.
+    return (request, explain) => {
+      const caller = callerOf(request, settings);
+      return typeof caller === 'string' ? judge(caller, explain) : caller.then((known) => judge(known, explain));
     };
   },
 };
 
 const formatMs = (ms: number): string => `${Number.isInteger(ms) ? ms : ms.toFixed(1)} ms`;
-
-async function admits(limiter: RateLimiterAbstract, key: string): Promise<boolean> {
-  try {
-    await limiter.consume(key);
-    return true;
-  } catch (outcome) {
-    if (outcome instanceof RateLimiterRes) return false;
-    throw outcome;
-  }
-}
 
 const arrested = ({ name, rate }: SpikeArrestSettings, retryAfterSeconds: number): Rejection => ({
   code: 'SPIKE_ARREST',

@@ -1,4 +1,5 @@
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { WindowCounter } from '../types.js';
 import type { RedisClient } from './connection.js';
 
 /** How a counter's Redis work is let through: refused at once while Redis is known away, the rest bounded by one deadline. */
@@ -39,4 +40,22 @@ export function gatedRateLimiter({ client, keyPrefix, points, durationSeconds }:
     calls[name] = (...args: unknown[]) => gate(() => call(...args));
   }
   return limiter;
+}
+
+/**
+ * Spike arrest's window counts on a rate limiter: one key per caller and
+ * window (`caller:window`), which expires after the limiter's duration.
+ * Instances on the same Redis count together; while it is away, each counts
+ * on its own through the insurance limiter.
+ */
+export function windowCounterOf(limiter: RateLimiterAbstract): WindowCounter {
+  return { admit: (key, window) => limiter.consume(`${key}:${window}`).then(admitted, refusedOrFailed) };
+}
+
+const admitted = (): boolean => true;
+
+/** rate-limiter-flexible rejects with its result when the points are spent, and with an Error when counting failed. */
+function refusedOrFailed(outcome: unknown): false {
+  if (outcome instanceof RateLimiterRes) return false;
+  throw outcome;
 }

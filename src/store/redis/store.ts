@@ -4,11 +4,11 @@ import { describeStore, type RedisStoreConfig } from '../../config/store-schema.
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Logger } from '../../log/logger.js';
 import { isLive, newInstanceId } from '../instances.js';
-import type { RateLimiterSettings, Store, StoreHealth } from '../types.js';
+import type { RateLimiterSettings, Store, StoreHealth, WindowCounter } from '../types.js';
 import { Cluster } from 'ioredis';
 import { Availability, isOutage, withDeadline } from './availability.js';
 import { createRedisClient, type RedisClient } from './connection.js';
-import { gatedRateLimiter } from './counters.js';
+import { gatedRateLimiter, windowCounterOf } from './counters.js';
 import { defineKeyRingScripts, parseHeartbeat, RedisKeyRingStorage } from './key-ring-storage.js';
 import { keyspace, type Keyspace } from './keyspace.js';
 import { probeNodes, slotOwners } from './probe.js';
@@ -149,6 +149,10 @@ export class RedisStore implements Store {
   createRateLimiter({ name, points, durationSeconds }: RateLimiterSettings): RateLimiterAbstract {
     // While Redis is away each instance counts on its own (the insurance limiter) rather than failing requests.
     return gatedRateLimiter({ client: this.client, keyPrefix: this.keys.rateLimit(name), points, durationSeconds }, (operation) => this.guard(operation));
+  }
+
+  createWindowCounter(settings: RateLimiterSettings): WindowCounter {
+    return windowCounterOf(this.createRateLimiter(settings));
   }
 
   health(): StoreHealth {

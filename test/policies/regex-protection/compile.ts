@@ -8,7 +8,7 @@ import { policyRequest, type PolicyRequestInit } from '../../helpers/policy-requ
 
 const deps: CompileDeps = {
   clock: new ManualClock(),
-  rateLimiter: () => {
+  windowCounter: () => {
     throw new Error('regex-protection keeps no counters');
   },
 };

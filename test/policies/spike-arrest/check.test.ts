@@ -1,20 +1,20 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
-import type { PolicyCheck, CompileDeps } from '../../../src/policies/policy.js';
+import type { CompileDeps, PolicyCheck, Verdict } from '../../../src/policies/policy.js';
 import { spikeArrest } from '../../../src/policies/spike-arrest/check.js';
+import { MemoryWindowCounter } from '../../../src/store/memory.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { policyRequest, type PolicyRequestInit } from '../../helpers/policy-request.js';
 
 /** A check on its own counters and a clock at the start of a second, so windows are easy to name. */
 function compile(settings: Record<string, unknown>) {
   const clock = new ManualClock(Date.parse('2026-11-23T15:00:00.000Z'));
-  const limiters = new Map<string, RateLimiterMemory>();
+  const counters = new Map<string, MemoryWindowCounter>();
   const check = spikeArrest.compile(spikeArrest.schema.parse({ name: 'spike', kind: 'spike-arrest', ...settings }), {
     clock,
-    rateLimiter: ({ name, points, durationSeconds }) => {
-      const limiter = limiters.get(name) ?? new RateLimiterMemory({ points, duration: durationSeconds });
-      limiters.set(name, limiter);
-      return limiter;
+    windowCounter: ({ name, points }) => {
+      const counter = counters.get(name) ?? new MemoryWindowCounter(points);
+      counters.set(name, counter);
+      return counter;
     },
   });
   return { clock, check };
@@ -37,6 +37,14 @@ describe('spike-arrest check (SPEC 5.8)', () => {
     expect(await outcome(check)).toBe('retry after 1');
     clock.advance(1);
     expect(await outcome(check)).toBe('pass');
+  });
+
+  it('judges a known caller synchronously on in-memory counters (no promise per request)', () => {
+    const { check } = compile({ rate: '10ps', burst: 1 });
+    const request = policyRequest({ clientId: 'portal', callerKnown: true });
+    const verdicts = [check(request), check(request), check(request)];
+    for (const verdict of verdicts) expect(verdict).not.toBeInstanceOf(Promise);
+    expect(verdicts.map((verdict) => (verdict as Verdict)?.code)).toEqual([undefined, undefined, 'SPIKE_ARREST']);
   });
 
   it('says in whole seconds, at least one, when the next window opens', async () => {
@@ -95,7 +103,7 @@ describe('spike-arrest check (SPEC 5.8)', () => {
 });
 
 const compileAll = (settings: Record<string, unknown>, clock = new ManualClock()) => {
-  const deps: CompileDeps = { clock, rateLimiter: ({ points, durationSeconds }) => new RateLimiterMemory({ points, duration: durationSeconds }) };
+  const deps: CompileDeps = { clock, windowCounter: ({ points }) => new MemoryWindowCounter(points) };
   return spikeArrest.compile(spikeArrest.schema.parse({ name: 'upstream-guard', kind: 'spike-arrest', ...settings }), deps);
 };
 

@@ -19,7 +19,7 @@ export interface PolicyAt {
   openMinutes(start: string, end: string): Promise<number>;
 }
 
-const noCounters: CompileDeps['rateLimiter'] = () => {
+const noCounters: CompileDeps['windowCounter'] = () => {
   throw new Error('time-of-day keeps no counters');
 };
 
@@ -27,7 +27,7 @@ const noCounters: CompileDeps['rateLimiter'] = () => {
 export function timeOfDayPolicy(yaml: TimeOfDayYaml): PolicyAt {
   const settings = timeOfDay.schema.parse({ name: 'opening-hours', kind: 'time-of-day', ...yaml });
   const clock = new ManualClock();
-  const check = timeOfDay.compile(settings, { clock, rateLimiter: noCounters });
+  const check = timeOfDay.compile(settings, { clock, windowCounter: noCounters });
   const request = policyRequest();
   const verdictAt = async (instant: string, plusMs = 0): Promise<Verdict> => {
     clock.advance(epochMs(instant) + plusMs - clock.now());
