@@ -1,0 +1,136 @@
+// A/B of gateway builds or settings: the gateway as shipped (protected-call.mjs's full pipeline, access log to a file
+// in the temp dir), one process per variant, all on core 0 and frozen but for the one driven, wrk and the nginx
+// upstream on core 1; passes interleaved, each variant thawed, given 500 ms and 2 s of unmeasured load, then measured.
+// Prints req/s, server CPU per request and wrk's p99 / p99.9 per pass, then medians. Writes no result file: what it
+// compares is whatever you built. Bounded: BENCH_AB_PASSES x variants x (BENCH_AB_DURATION + 2.5) s after a 6 s
+// warm-up of each.
+//
+//   node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>] ...
+//
+// <root> holds a build: `dist/`, `package.json` and `node_modules` (a link to the checkout's). For example, with the
+// current build against the one before:
+//   npm run build && mkdir -p /tmp/ab-new && cp -r dist package.json /tmp/ab-new/ && ln -s "$PWD/node_modules" /tmp/ab-new/
+//   git stash && npm run build && (same into /tmp/ab-old) && git stash pop && npm run build
+//   node bench/ab.mjs new=/tmp/ab-new old=/tmp/ab-old 'stgc=/tmp/ab-new;--single-threaded-gc' 'quiet=/tmp/ab-new;;warn'
+import { closeSync, openSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BENCH_ACCOUNT, freePort, knob, percentile, writeBenchAccounts } from './lib.mjs';
+import { runWrk, startPinned, waitForPort } from './load.mjs';
+import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
+import { POLICIES } from './protected-call.mjs';
+
+const PASSES = knob('BENCH_AB_PASSES', 6);
+const DURATION_S = knob('BENCH_AB_DURATION', 5);
+const PATH = '/business/score/v2/08041998';
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function variantsOf(args) {
+  const variants = args.map((arg) => {
+    const match = /^([\w.-]+)=([^;]+)(?:;([^;]*))?(?:;(\w+))?$/.exec(arg);
+    if (!match) throw new Error(`not <name>=<root>[;<node flags>][;<log level>]: ${arg}`);
+    const [, name, root, flags = '', level = 'info'] = match;
+    return { name, root, flags: flags.split(' ').filter(Boolean), level };
+  });
+  if (variants.length < 2) throw new Error('usage: node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>] ... (two or more)');
+  return variants;
+}
+
+const gatewayYaml = (port, dir, upstreamPort, level) =>
+  [
+    `listen: { host: 127.0.0.1, port: ${port} }`,
+    'admin: { port: 0 }',
+    'issuer: https://bench.example.com',
+    `accounts: ${join(dir, 'accounts.yaml')}`,
+    'tokens: { access_ttl: 2h }',
+    `log: { level: ${level} }`,
+    'routes:',
+    `  - { path: /business/, upstream: "http://127.0.0.1:${upstreamPort}" }`,
+    'policies:',
+    `  folder: ${join(dir, 'policies')}`,
+    '  defaults: [bench-ip-range, bench-injection-guard, bench-spike-arrest]',
+    '',
+  ].join('\n');
+
+async function startVariant(variant, dir, upstreamPort) {
+  const port = await freePort();
+  const config = join(dir, `${variant.name}.yaml`);
+  await writeFile(config, gatewayYaml(port, dir, upstreamPort, variant.level));
+  const log = openSync(join(dir, `${variant.name}.log`), 'a');
+  const server = startPinned(variant.name, '0', 'node', [...variant.flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config], { stdout: log });
+  closeSync(log);
+  await waitForPort(server, port, 30_000);
+  const url = `http://127.0.0.1:${port}`;
+  const grant = await fetch(`${url}/oauth2/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'password', ...BENCH_ACCOUNT }),
+  }).then((response) => response.json());
+  if (!grant.access_token) throw new Error(`${variant.name}: password grant failed: ${JSON.stringify(grant)}`);
+  return { ...variant, server, url: `${url}${PATH}`, token: grant.access_token, runs: [] };
+}
+
+const drive = (gateway, durationS) =>
+  runWrk({ url: gateway.url, headers: { Authorization: `Bearer ${gateway.token}` }, connections: 50, durationS, cores: '1', serverPgid: gateway.server.pid, serverCore: '0' });
+
+const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+
+export async function ab(args) {
+  const variants = variantsOf(args);
+  const dir = await mkdtemp(join(os.tmpdir(), 'tg-bench-ab-'));
+  const upstreamPort = await freePort();
+  await writeFile(join(dir, 'upstream.conf'), upstreamConfig(dir, 'upstream', upstreamPort));
+  const upstream = startPinned('upstream', '1', 'nginx', nginxArgs(dir, join(dir, 'upstream.conf'), 'upstream'));
+  const gateways = [];
+  try {
+    await waitForPort(upstream, upstreamPort);
+    await writeBenchAccounts(join(dir, 'accounts.yaml'));
+    await mkdir(join(dir, 'policies'));
+    await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
+    for (const variant of variants) gateways.push(await startVariant(variant, dir, upstreamPort));
+    for (const gateway of gateways) gateway.server.freeze();
+    const alone = async (gateway, work) => {
+      gateway.server.resume();
+      await sleep(500);
+      try {
+        return await work();
+      } finally {
+        gateway.server.freeze();
+      }
+    };
+    for (const gateway of gateways) await alone(gateway, () => drive(gateway, 6));
+    for (let pass = 0; pass < PASSES; pass++) {
+      for (const gateway of gateways) {
+        const run = await alone(gateway, async () => {
+          await drive(gateway, 2);
+          return drive(gateway, DURATION_S);
+        });
+        if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${gateway.name}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
+        gateway.runs.push(run);
+        const others = `${Math.round(run.othersShare * 100)}% others on core 0`;
+        console.log(`pass ${pass + 1} ${gateway.name}: ${Math.round(run.rps)} req/s, ${run.cpuUsPerRequest.toFixed(1)} µs/req, p99 ${run.p99Ms} ms, p99.9 ${run.p999Ms} ms, ${others}`);
+      }
+    }
+    for (const { name, runs } of gateways) {
+      const figures = (key) => runs.map((run) => run[key]);
+      console.log(
+        `${name}: median ${Math.round(median(figures('rps')))} req/s, ${median(figures('cpuUsPerRequest')).toFixed(1)} µs/req, ` +
+          `p99 ${median(figures('p99Ms'))} ms, p99.9 ${median(figures('p999Ms'))} ms (passes: ${figures('p999Ms').join(', ')}), max ${Math.max(...figures('maxMs'))} ms`,
+      );
+    }
+  } finally {
+    for (const gateway of gateways) await gateway.server.stop();
+    await upstream.stop();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    await ab(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`ab: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
