@@ -57,22 +57,29 @@ async function chainWith(folder, figures) {
   return set.forRoute('/business/');
 }
 
-/** The request of protected-call.mjs, as the policies see it: no body, a Bearer token, a client id. */
-const request = syntheticRequest(
-  {
-    method: 'GET',
-    target: '/business/score/v2/08041998',
-    headers: [
-      ['Host', '127.0.0.1:8080'],
-      ['Authorization', `Bearer ${'e'.repeat(300)}`],
-    ],
-    body: Buffer.alloc(0),
-    clientAddress: '127.0.0.1',
-    clientId: 'bench-app',
-    user: 'bench',
-  },
-  { path: '/business/score/v2/08041998', bodyLimit: 1024 * 1024 },
-);
+/**
+ * The request of protected-call.mjs, as the policies see it: no body, a Bearer token, a client id, answered at once
+ * as the gateway answers it for a token verified before (the dry run's request answers through a promise).
+ */
+const request = {
+  ...syntheticRequest(
+    {
+      method: 'GET',
+      target: '/business/score/v2/08041998',
+      headers: [
+        ['Host', '127.0.0.1:8080'],
+        ['Authorization', `Bearer ${'e'.repeat(300)}`],
+      ],
+      body: Buffer.alloc(0),
+      clientAddress: '127.0.0.1',
+      clientId: 'bench-app',
+      user: 'bench',
+    },
+    { path: '/business/score/v2/08041998', bodyLimit: 1024 * 1024 },
+  ),
+  clientId: () => 'bench-app',
+  user: () => 'bench',
+};
 
 /**
  * CPU time per chain run in ns (user + system of this process, GC threads included): on a machine shared with other
@@ -136,7 +143,9 @@ export async function policyMetrics() {
       `on its request (\`GET /business/score/v2/08041998\`, no body), ${REQUESTS.toLocaleString('en')} times per run; ${PASSES} interleaved passes after a`,
       'warm-up of each; figures are CPU time (user + system of the process, GC included) per chain run, medians over the',
       'passes; "added" is taken pass by pass against the same pass\'s `before`. The spike arrest counts in the memory',
-      "store's window counter, synchronously, as the gateway does on the memory store.",
+      "store's window counter, synchronously, as the gateway does on the memory store for a token verified before;",
+      'this loop runs about a thousand checks a millisecond, so most find their 1 ms window (100 requests) taken and',
+      'count in the burst allowance as well, which the gateway at 15 requests a millisecond never does.',
       '',
       '| way | CPU µs per request | range over passes | added µs per request |',
       '|---|---:|---:|---:|',
