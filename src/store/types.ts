@@ -207,10 +207,12 @@ export interface RateLimiterSettings {
 
 /**
  * Admissions per key in numbered windows: spike arrest's counters. The
- * caller names the window from its own clock (`"29544721.3"`: second and
- * slot); only the window last asked about counts, so a counter never holds
- * more than one window's keys (the Redis one leaves older windows to expire
- * after `durationSeconds`).
+ * caller names the window from its own clock (`"29544721.3"`: the rate's
+ * unit, a second or a minute..., and the slot in it). In memory only the
+ * window last asked about is kept, so the counter never holds more than one
+ * window's keys, and a return to an older window (a clock stepped back)
+ * starts it afresh; on Redis each window is its own key, kept until it
+ * expires after `durationSeconds`.
  */
 export interface WindowCounter {
   /**

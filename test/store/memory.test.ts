@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRevocations, MemoryStore } from '../../src/store/memory.js';
+import { MemoryRevocations, MemoryStore, MemoryWindowCounter } from '../../src/store/memory.js';
 import { ManualClock } from '../helpers/clock.js';
 import { storeContract } from './contract.js';
 
@@ -76,5 +76,16 @@ describe('MemoryRevocations (the in-memory list and every Redis mirror)', () => 
     list.sweep();
     expect(list.isRevoked('token', 'long')).toBe(true);
     expect(list.size).toBe(1);
+  });
+});
+
+describe('MemoryWindowCounter (spike arrest on the memory store)', () => {
+  it('answers at once, and keeps only the window last asked about', () => {
+    const counter = new MemoryWindowCounter(1);
+    expect([counter.admit('a', '10.1'), counter.admit('a', '10.1'), counter.admit('b', '10.1')]).toEqual([true, false, true]);
+    expect(counter.admit('a', '10.2')).toBe(true);
+    // Back to the earlier window (a clock stepped back): it was forgotten, so it starts afresh.
+    expect(counter.admit('a', '10.1')).toBe(true);
+    expect(counter.admit('a', '10.1')).toBe(false);
   });
 });

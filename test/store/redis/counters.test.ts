@@ -3,7 +3,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDeadline } from '../../../src/store/redis/availability.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis/connection.js';
-import { gatedRateLimiter, type Gate } from '../../../src/store/redis/counters.js';
+import { gatedRateLimiter, windowCounterOf, type Gate } from '../../../src/store/redis/counters.js';
 import { eventually } from '../../helpers/eventually.js';
 import { rawCommand, RedisServer } from '../../helpers/redis-server.js';
 import { redisStoreConfig } from '../../helpers/redis-store.js';
@@ -121,5 +121,23 @@ describe('counters on a redis that stops answering', () => {
     // Redis itself would have answered only once the pause was over.
     expect(ms).toBeLessThan(PAUSE_MS - 200);
     await eventually(async () => (await rawCommand(redis.port, 'PING', 200)) === '+PONG\r\n', { what: 'redis to answer again' });
+  });
+});
+
+describe('window counters on redis (spike arrest)', () => {
+  it('keep one key per caller and window, `<prefix>:<caller>:<window>` as before the window counter, shared by instances', async () => {
+    const keyPrefix = prefix();
+    const [a, b] = [windowCounterOf(counter(keyPrefix, through)), windowCounterOf(counter(keyPrefix, through))];
+    expect([await a.admit('client_id:portal', '29544721.3'), await b.admit('client_id:portal', '29544721.3')]).toEqual([true, true]);
+    expect(await a.admit('client_id:portal', '29544721.3')).toBe(true);
+    expect(await b.admit('client_id:portal', '29544721.3')).toBe(false);
+    expect(await stored(`${keyPrefix}:client_id:portal:29544721.3`)).toBe('$1\r\n4\r\n');
+    // Unlike memory, an earlier window is its own key and still counts until it expires.
+    expect(await a.admit('client_id:portal', '29544721.2')).toBe(true);
+  });
+
+  it('pass a failure to count on (not a refusal) to the caller', async () => {
+    const failing = { consume: () => Promise.reject(new Error('counting failed')) } as unknown as RateLimiterAbstract;
+    await expect(windowCounterOf(failing).admit('k', '1.0')).rejects.toThrow('counting failed');
   });
 });
