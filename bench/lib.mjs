@@ -115,10 +115,6 @@ export function rssKiB(pid) {
 export const openFds = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 
 /**
- * CPU ticks since boot from /proc/stat, of the whole machine or of one core (`cpu`: its number): `busy` is everything
- * but idle and iowait.
- */
-/**
  * The machine line every result file opens with. `extras` names further versions ("Redis 7.0.15", "wrk 4.2.0"),
  * written after Node's.
  */
@@ -126,6 +122,10 @@ export function machineLine(facts = machine(), extras = []) {
   return `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; ${[`Node ${facts.node}`, ...extras].join(', ')}. Date: ${facts.date}.`;
 }
 
+/**
+ * CPU ticks since boot from /proc/stat, of the whole machine or of one core (`cpu`: its number): `busy` is everything
+ * but idle and iowait.
+ */
 export function machineCpuTicks(cpu) {
   const name = cpu === undefined ? 'cpu' : `cpu${cpu}`;
   const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`${name} `));

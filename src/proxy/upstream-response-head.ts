@@ -64,7 +64,10 @@ export function responseHeadOf(res: ServerResponse, statusCode: number, statusMe
  * we know of (a control character in a value, a space in a name: the
  * response-head tests), so this is the net behind it. The head is then
  * undone completely (node keeps a refused reason phrase and the headers
- * appended before the bad one otherwise) and the problem returned.
+ * appended before the bad one otherwise) and the problem returned. Found
+ * here, such a head is found when it is written, at the first body byte or
+ * the end: an upstream that sent one and then stalled would get the route's
+ * 504 rather than an immediate 502.
  */
 export function writeResponseHead(res: ServerResponse, head: ResponseHead): RelayProblem | undefined {
   try {
