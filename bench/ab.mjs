@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { BENCH_ACCOUNT, freePort, knob, percentile, writeBenchAccounts } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
-import { POLICIES } from './protected-call.mjs';
+import { benchGatewayYaml, POLICIES } from './protected-call.mjs';
 
 const PASSES = knob('BENCH_AB_PASSES', 6);
 const DURATION_S = knob('BENCH_AB_DURATION', 5);
@@ -38,26 +38,10 @@ function variantsOf(args) {
   return variants;
 }
 
-const gatewayYaml = (port, dir, upstreamPort, level) =>
-  [
-    `listen: { host: 127.0.0.1, port: ${port} }`,
-    'admin: { port: 0 }',
-    'issuer: https://bench.example.com',
-    `accounts: ${join(dir, 'accounts.yaml')}`,
-    'tokens: { access_ttl: 2h }',
-    `log: { level: ${level} }`,
-    'routes:',
-    `  - { path: /business/, upstream: "http://127.0.0.1:${upstreamPort}" }`,
-    'policies:',
-    `  folder: ${join(dir, 'policies')}`,
-    '  defaults: [bench-ip-range, bench-injection-guard, bench-spike-arrest]',
-    '',
-  ].join('\n');
-
 async function startVariant(variant, dir, upstreamPort) {
   const port = await freePort();
   const config = join(dir, `${variant.name}.yaml`);
-  await writeFile(config, gatewayYaml(port, dir, upstreamPort, variant.level));
+  await writeFile(config, benchGatewayYaml({ port, accountsFile: join(dir, 'accounts.yaml'), logLevel: variant.level, upstreamPort, policiesFolder: join(dir, 'policies') }));
   const log = openSync(join(dir, `${variant.name}.log`), 'a');
   const server = startPinned(variant.name, '0', 'node', [...variant.flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config], { stdout: log });
   closeSync(log);

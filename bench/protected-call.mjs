@@ -63,7 +63,7 @@ const THAW_SETTLE_MS = 500;
  * minute or more between its runs, which a server under steady load never is; a Node server's first second or two of
  * load after that is its re-warm-up (bench/README.md, "After an idle minute"), which would otherwise land in every run.
  */
-const REWARM_S = knob('BENCH_REWARM', 2);
+const REWARM_S = knob('BENCH_REWARM', 2, { zero: true }); // 0 turns it off (the smoke run in bench/README.md)
 /** After a logging row's run, time for its last lines to reach the file or pipe (the gateway flushes every 100 ms). */
 const LOG_SETTLE_MS = 300;
 /** A logging row whose run wrote fewer lines than this share of (lines per request x requests) fails its log check. */
@@ -96,13 +96,11 @@ async function untilReady(server, url, timeoutMs = 30_000) {
 }
 
 /**
- * A gateway process (bench/gateway-process.mjs) on its own files: full default pipeline or the Bearer check only.
- * `stdout`: a file descriptor for its standard output (its log), else /dev/null.
+ * The gateway.yaml of the benchmarks' gateway: one route to the upstream, the POLICIES folder, and the full default
+ * pipeline (ip-range, regex-protection, spike arrest) or none. Also used by stage-budget.mjs and ab.mjs.
  */
-async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstreamPort, accountsFile, stdout }) {
-  const port = await freePort();
-  const policies = pipeline === 'full' ? '[bench-ip-range, bench-injection-guard, bench-spike-arrest]' : '[]';
-  const config = [
+export function benchGatewayYaml({ port, accountsFile, logLevel, upstreamPort, policiesFolder, fullPipeline = true }) {
+  return [
     `listen: { host: 127.0.0.1, port: ${port} }`,
     'admin: { port: 0 }',
     `issuer: ${ISSUER}`,
@@ -112,10 +110,19 @@ async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstre
     'routes:',
     `  - { path: /business/, upstream: "http://127.0.0.1:${upstreamPort}" }`,
     'policies:',
-    `  folder: ${join(dir, 'policies')}`,
-    `  defaults: ${policies}`,
+    `  folder: ${policiesFolder}`,
+    `  defaults: ${fullPipeline ? '[bench-ip-range, bench-injection-guard, bench-spike-arrest]' : '[]'}`,
     '',
   ].join('\n');
+}
+
+/**
+ * A gateway process (bench/gateway-process.mjs) on its own files: full default pipeline or the Bearer check only.
+ * `stdout`: a file descriptor for its standard output (its log), else /dev/null.
+ */
+async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstreamPort, accountsFile, stdout }) {
+  const port = await freePort();
+  const config = benchGatewayYaml({ port, accountsFile, logLevel, upstreamPort, policiesFolder: join(dir, 'policies'), fullPipeline: pipeline === 'full' });
   const file = join(dir, `${id}.yaml`);
   await writeFile(file, config);
   const server = startPinned(id, SERVER_CORE, process.execPath, [join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR, stdout });

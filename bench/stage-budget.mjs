@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_ACCOUNT, freePort, knob, machineLine, writeBenchAccounts, writeResult } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
-import { POLICIES } from './protected-call.mjs';
+import { benchGatewayYaml, POLICIES } from './protected-call.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = dirname(BENCH_DIR);
@@ -126,20 +126,7 @@ export async function stageBudget() {
     const gatewayPort = await freePort();
     await writeFile(
       join(dir, 'gateway.yaml'),
-      [
-        `listen: { host: 127.0.0.1, port: ${gatewayPort} }`,
-        'admin: { port: 0 }',
-        'issuer: https://bench.example.com',
-        `accounts: ${join(dir, 'accounts.yaml')}`,
-        'tokens: { access_ttl: 2h }',
-        'log: { level: info }',
-        'routes:',
-        `  - { path: /business/, upstream: "http://127.0.0.1:${upstreamPort}" }`,
-        'policies:',
-        `  folder: ${join(dir, 'policies')}`,
-        '  defaults: [bench-ip-range, bench-injection-guard, bench-spike-arrest]',
-        '',
-      ].join('\n'),
+      benchGatewayYaml({ port: gatewayPort, accountsFile: join(dir, 'accounts.yaml'), logLevel: 'info', upstreamPort, policiesFolder: join(dir, 'policies') }),
     );
     const logFd = openSync(join(dir, 'gateway.log'), 'w');
     const gateway = await profiled(dir, 'gateway', [join(REPO_DIR, 'dist', 'cli', 'main.js')], ['serve', '--config', join(dir, 'gateway.yaml')], { stdout: logFd });
