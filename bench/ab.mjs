@@ -20,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { BENCH_ACCOUNT, freePort, knob, percentile, writeBenchAccounts } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
-import { benchGatewayYaml, POLICIES } from './protected-call.mjs';
+import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
 
 const PASSES = knob('BENCH_AB_PASSES', 6);
 const DURATION_S = knob('BENCH_AB_DURATION', 5);
@@ -47,13 +47,7 @@ async function startVariant(variant, dir, upstreamPort) {
   closeSync(log);
   await waitForPort(server, port, 30_000);
   const url = `http://127.0.0.1:${port}`;
-  const grant = await fetch(`${url}/oauth2/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'password', ...BENCH_ACCOUNT }),
-  }).then((response) => response.json());
-  if (!grant.access_token) throw new Error(`${variant.name}: password grant failed: ${JSON.stringify(grant)}`);
-  return { ...variant, server, url: `${url}${PATH}`, token: grant.access_token, runs: [] };
+  return { ...variant, server, url: `${url}${PATH}`, token: await passwordGrant(url, BENCH_ACCOUNT), runs: [] };
 }
 
 const drive = (gateway, durationS) =>

@@ -155,7 +155,8 @@ export const POLICIES = `policies:
     identifier: client_id
 `;
 
-async function passwordGrant(url, account) {
+/** An access token from the gateway at `url` by the password grant; any other answer stops the run. */
+export async function passwordGrant(url, account) {
   const response = await fetch(`${url}/oauth2/v1/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

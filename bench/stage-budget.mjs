@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_ACCOUNT, freePort, knob, machineLine, writeBenchAccounts, writeResult } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
-import { benchGatewayYaml, POLICIES } from './protected-call.mjs';
+import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = dirname(BENCH_DIR);
@@ -134,19 +134,14 @@ export async function stageBudget() {
     stops.push(gateway.server);
     await waitForPort(gateway.server, gatewayPort, 30_000);
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const grant = await fetch(`${gatewayUrl}/oauth2/v1/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'password', ...BENCH_ACCOUNT }),
-    }).then((response) => response.json());
-    if (!grant.access_token) throw new Error(`password grant failed: ${JSON.stringify(grant)}`);
-    const gatewayRun = await drive(gateway.server, gatewayUrl, grant.access_token);
+    const token = await passwordGrant(gatewayUrl, BENCH_ACCOUNT);
+    const gatewayRun = await drive(gateway.server, gatewayUrl, token);
 
     const forwarderPort = await freePort();
     const forwarder = await profiled(dir, 'undici', ['--import', EXIT_ON_SIGTERM, join(BENCH_DIR, 'peers', 'undici-forwarder.mjs')], [String(forwarderPort), `http://127.0.0.1:${upstreamPort}`]);
     stops.push(forwarder.server);
     await waitForPort(forwarder.server, forwarderPort);
-    const forwarderRun = await drive(forwarder.server, `http://127.0.0.1:${forwarderPort}`, grant.access_token);
+    const forwarderRun = await drive(forwarder.server, `http://127.0.0.1:${forwarderPort}`, token);
 
     await gateway.server.stop(10_000);
     await forwarder.server.stop(10_000);
