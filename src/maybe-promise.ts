@@ -6,7 +6,11 @@
  */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** `then(value)` now when the value is known, or once the promise settles (a rejection passes through untouched). */
-export function whenKnown<T, R>(value: MaybePromise<T>, then: (known: T) => R): MaybePromise<R> {
+/**
+ * `then(value)` now when the value is known, or once the promise settles (a
+ * rejection passes through untouched). `then` may itself answer with a value
+ * or a promise, so steps chain: the result is a promise only if one of them was.
+ */
+export function whenKnown<T, R>(value: MaybePromise<T>, then: (known: T) => MaybePromise<R>): MaybePromise<R> {
   return value instanceof Promise ? value.then(then) : then(value);
 }

@@ -14,6 +14,13 @@ describe('whenKnown', () => {
     await expect(whenKnown(Promise.reject(failure), () => 'never')).rejects.toBe(failure);
   });
 
+  it('chains steps: a promise only when one of them answered with one', async () => {
+    expect(whenKnown(2, (n) => whenKnown(n + 1, (m) => m * 10))).toBe(30);
+    const later = whenKnown(2, (n) => whenKnown(Promise.resolve(n + 1), (m) => m * 10));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(30);
+  });
+
   it('lets a throw of the callback out synchronously for a known value', () => {
     expect(() =>
       whenKnown('x', () => {

@@ -35,41 +35,32 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
         ? windowCounter({ name: `spike-burst:${settings.name}:${text}:${settings.burst}`, points: settings.burst, durationSeconds: unitMs / 1000 })
         : undefined;
 
-    // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
-    const unitOf = (now: number): number => Math.floor(now / unitMs);
-    const slotOf = (now: number, unit: number): number => Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
-
-    const refusal = (now: number): Rejection => {
-      const unit = unitOf(now);
-      const nextWindowAt = unit * unitMs + Math.ceil(((slotOf(now, unit) + 1) * unitMs) / windowsPerUnit);
+    /** Refused until the next window opens: Retry-After in whole seconds, at least one. */
+    const refusal = (now: number, unit: number, slot: number): Rejection => {
+      const nextWindowAt = unit * unitMs + Math.ceil(((slot + 1) * unitMs) / windowsPerUnit);
       return arrested(settings, Math.max(1, Math.ceil((nextWindowAt - now) / 1000)));
-    };
-    const afterBurst = (admitted: boolean, caller: string, now: number, explain: Explain | undefined): Verdict => {
-      if (!admitted) return refusal(now);
-      explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) was taken; the burst allowance (${settings.burst}) had room`);
-      return undefined;
-    };
-    const afterWindow = (admitted: boolean, caller: string, now: number, explain: Explain | undefined): MaybePromise<Verdict> => {
-      if (admitted) {
-        explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) admits ${perWindow} and had room`);
-        return undefined;
-      }
-      if (!bursts) return refusal(now);
-      const inBurst = bursts.admit(caller, `${unitOf(now)}`);
-      return inBurst instanceof Promise ? inBurst.then((ok) => afterBurst(ok, caller, now, explain)) : afterBurst(inBurst, caller, now, explain);
     };
     const judge = (caller: string, explain: Explain | undefined): MaybePromise<Verdict> => {
       const now = clock.now();
-      const unit = unitOf(now);
-      const inWindow = windows.admit(caller, `${unit}.${slotOf(now, unit)}`);
-      return inWindow instanceof Promise ? inWindow.then((ok) => afterWindow(ok, caller, now, explain)) : afterWindow(inWindow, caller, now, explain);
+      // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
+      const unit = Math.floor(now / unitMs);
+      const slot = Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
+      return whenKnown(windows.admit(caller, `${unit}.${slot}`), (inWindow): MaybePromise<Verdict> => {
+        if (inWindow) {
+          explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) admits ${perWindow} and had room`);
+          return undefined;
+        }
+        if (!bursts) return refusal(now, unit, slot);
+        return whenKnown(bursts.admit(caller, `${unit}`), (inBurst) => {
+          if (!inBurst) return refusal(now, unit, slot);
+          explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) was taken; the burst allowance (${settings.burst}) had room`);
+          return undefined;
+        });
+      });
     };
 
     // Synchronous while the caller is known and the counters answer at once (in memory): no promise per request.
-    return (request, explain) => {
-      const caller = callerOf(request, settings);
-      return typeof caller === 'string' ? judge(caller, explain) : caller.then((known) => judge(known, explain));
-    };
+    return (request, explain) => whenKnown(callerOf(request, settings), (caller) => judge(caller, explain));
   },
 };
 
