@@ -25,7 +25,6 @@ import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs'
 const PASSES = knob('BENCH_AB_PASSES', 6);
 const DURATION_S = knob('BENCH_AB_DURATION', 5);
 const PATH = '/business/score/v2/08041998';
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function variantsOf(args) {
   const variants = args.map((arg) => {
@@ -69,19 +68,10 @@ export async function ab(args) {
     await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
     for (const variant of variants) gateways.push(await startVariant(variant, dir, upstreamPort));
     for (const gateway of gateways) gateway.server.freeze();
-    const alone = async (gateway, work) => {
-      gateway.server.resume();
-      await sleep(500);
-      try {
-        return await work();
-      } finally {
-        gateway.server.freeze();
-      }
-    };
-    for (const gateway of gateways) await alone(gateway, () => drive(gateway, 6));
+    for (const gateway of gateways) await gateway.server.alone(() => drive(gateway, 6));
     for (let pass = 0; pass < PASSES; pass++) {
       for (const gateway of gateways) {
-        const run = await alone(gateway, async () => {
+        const run = await gateway.server.alone(async () => {
           await drive(gateway, 2);
           return drive(gateway, DURATION_S);
         });

@@ -11,6 +11,9 @@ export const WRK_LATENCY_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Before a frozen server is driven again: time to run what came due while it was frozen (timers, a collection). */
+export const THAW_SETTLE_MS = 500;
+
 export const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
 const running = new Set();
@@ -76,6 +79,16 @@ export function startPinned(name, cores, command, args, { cwd, stdout = 'ignore'
     },
     resume() {
       server.signal('SIGCONT');
+    },
+    /** Thaws the server, gives it THAW_SETTLE_MS, runs `work` (its result is returned) and freezes it again. */
+    async alone(work) {
+      server.resume();
+      await sleep(THAW_SETTLE_MS);
+      try {
+        return await work();
+      } finally {
+        server.freeze();
+      }
     },
     /** SIGTERM to the whole group (thawed first), SIGKILL after `graceMs`. */
     async stop(graceMs = 3_000) {

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
 import { BENCH_ACCOUNT, freePort, knob, machine, machineLine, percentile, writeBenchAccounts, writeResult } from './lib.mjs';
-import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, waitForPort } from './load.mjs';
+import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, THAW_SETTLE_MS, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
 
@@ -56,8 +56,6 @@ const REFERENCE = { gateway: QUIET, haproxy: 'haproxy-jwt', fastify: 'fastify-jw
 const ALWAYS = new Set(Object.values(HEADLINE));
 /** A run in which other work took more than this share of the server's core is reported as disturbed. */
 const DISTURBED = 0.1;
-/** Before a frozen server is driven again: time to run what came due while it was frozen (timers, a collection). */
-const THAW_SETTLE_MS = 500;
 /**
  * Then, before each measured run, this much unmeasured load. Interleaving leaves every server idle (frozen) for a
  * minute or more between its runs, which a server under steady load never is; a Node server's first second or two of
@@ -489,21 +487,12 @@ export async function protectedCall() {
     // an idle Node process's collection after its own load, or any server's timers, cannot land in another's run.
     // A thawed server gets THAW_SETTLE_MS to run what came due while it was frozen before wrk starts.
     for (const config of measured) config.server.freeze();
-    const alone = async (config, work) => {
-      config.server.resume();
-      await sleep(THAW_SETTLE_MS);
-      try {
-        await work();
-      } finally {
-        config.server.freeze();
-      }
-    };
     progress(`${measured.length} configurations; warm-up ${WARMUP_S} s each, then ${PASSES} passes x ${RUNS} run(s) x ${DURATION_S} s`);
-    for (const config of measured) await alone(config, () => drive(config, WARMUP_S));
+    for (const config of measured) await config.server.alone(() => drive(config, WARMUP_S));
     for (let pass = 0; pass < PASSES; pass++) {
       // Each pass starts one configuration further on, so none is always first or last.
       const order = measured.map((_, i) => measured[(i + pass) % measured.length]);
-      for (const config of order) await alone(config, async () => {
+      for (const config of order) await config.server.alone(async () => {
         if (REWARM_S > 0) {
           await drive(config, REWARM_S);
           // The re-warm's last lines are still in the gateway's batch: written before the measured run's count starts.
