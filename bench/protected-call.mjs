@@ -210,11 +210,14 @@ async function countLines(file, start = 0, latencyOf = undefined) {
   const latencies = [];
   let partial = '';
   for await (const chunk of createReadStream(file, { start })) {
-    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
-    if (!latencyOf) continue;
-    const text = partial + chunk.toString('latin1');
-    const parts = text.split('\n');
+    if (!latencyOf) {
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+      continue;
+    }
+    // Split into lines anyway to read each one's latency: those are the newlines to count.
+    const parts = (partial + chunk.toString('latin1')).split('\n');
     partial = parts.pop();
+    lines += parts.length;
     for (const line of parts) {
       const ms = latencyOf(line);
       if (ms !== undefined) latencies.push(ms);
