@@ -43,7 +43,7 @@ export function renderError(res: ServerResponse, error: GatewayError, rendering:
     return;
   }
   const envelope = errorEnvelope(error.code, rendering.requestId, rendering.oauth);
-  const headers: Record<string, string> = { 'Cache-Control': 'no-store', ...error.headers };
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store', ...error.headers, 'X-Request-Id': rendering.requestId };
   const send = (close: boolean) => {
     if (res.destroyed || res.headersSent) return;
     if (close) headers.Connection = 'close';

@@ -61,8 +61,9 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
 }
 
 function openExchange(req: IncomingMessage, res: ServerResponse, config: GatewayConfig): Exchange {
+  // X-Request-Id goes out with whatever answers: an endpoint (served.ts), a refusal (render-error.ts), the
+  // upstream's relayed head (upstream-response-head.ts, which needs a response with no header set beforehand).
   const requestId = requestIdOf(req);
-  res.setHeader('X-Request-Id', requestId);
   // Until the phases know what serves the request (and its body limit); a refusal before that reads no body.
   const body = new RequestBody(req, config.limits.body_size);
   let address: string | undefined;

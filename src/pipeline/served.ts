@@ -54,6 +54,9 @@ export function servedEndpoint<A>(endpoint: Endpoint<A>, { policies }: { policie
     policies: policies ? (set) => set.forEndpoint(endpoint.path) : () => NO_POLICIES,
     caller: (ctx, exchange) => claimedCaller(ctx, exchange, endpoint.formEncoded),
     authenticate,
-    serve: (ctx, exchange, authenticated) => endpoint.serve(ctx, exchange, authenticated),
+    serve: (ctx, exchange, authenticated) => {
+      exchange.res.setHeader('X-Request-Id', exchange.requestId);
+      return endpoint.serve(ctx, exchange, authenticated);
+    },
   };
 }

@@ -175,7 +175,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     this.headReceived = true;
     this.deadline.refresh();
     this.exchange.upstreamRespondedAt = process.hrtime.bigint();
-    const head = responseHeadOf(this.res, statusCode, statusMessage, headers);
+    const head = responseHeadOf(statusCode, statusMessage, headers, this.exchange.requestId);
     if (typeof head === 'string') {
       this.fail(upstreamUnavailable(head));
       return;

@@ -13,7 +13,8 @@ export function fakeExchange(options: { url?: string; headers?: Record<string, s
   }) as unknown as IncomingMessage;
   return {
     req,
-    res: {} as ServerResponse,
+    // Only what the pipeline sets before an endpoint writes its answer; the headers set are kept in `headers`.
+    res: recordingResponse(),
     requestId: 'test-request',
     path: (options.url ?? '/').split('?')[0]!,
     format: 'json',
@@ -21,4 +22,10 @@ export function fakeExchange(options: { url?: string; headers?: Record<string, s
     clientAddress: () => options.clientAddress ?? '198.51.100.7',
     body: new RequestBody(req, 16_384),
   };
+}
+
+/** A response that only records the headers set on it (`res.headers`). */
+function recordingResponse(): ServerResponse {
+  const headers: Record<string, unknown> = {};
+  return { headers, setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = value) } as unknown as ServerResponse;
 }

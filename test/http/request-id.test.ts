@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestIdOf } from '../../src/http/request-id.js';
+import { bootGateway, callProtected, issueTokens, passwordGrant, type TestGateway } from '../helpers/gateway.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const withId = (id: string | string[] | undefined) => ({ headers: id === undefined ? {} : { 'x-request-id': id } }) as unknown as IncomingMessage;
@@ -19,5 +20,31 @@ describe('the request id', () => {
     ['repeated', ['abcd1234', 'efgh5678']],
   ])('replaces one that is %s with a new UUID', (_case, id) => {
     expect(requestIdOf(withId(id))).toMatch(UUID);
+  });
+});
+
+describe('X-Request-Id on every answer of the client listener', () => {
+  let tg: TestGateway;
+  beforeAll(async () => {
+    tg = await bootGateway();
+  });
+  afterAll(() => tg.close());
+
+  // Each kind of answer writes its own head (an endpoint, a refusal, a relayed upstream head): each must carry the id.
+  it.each<[string, (url: string, token: string) => Promise<Response>, number]>([
+    ['a probe', (url) => fetch(`${url}/livez`), 200],
+    ['a token issued', (url) => passwordGrant(url), 200],
+    ['a token refused', (url) => passwordGrant(url, { password: 'wrong' }), 401],
+    ['an unknown path', (url) => fetch(`${url}/nowhere`), 404],
+    ['a protected call without a token', (url) => callProtected(url, undefined), 401],
+    ['a relayed upstream answer', (url, token) => callProtected(url, token), 200],
+  ])('%s', async (_kind, call, status) => {
+    const token = (await issueTokens(tg.url)).access_token;
+    const response = await call(tg.url, token);
+    await response.arrayBuffer();
+    expect(response.status).toBe(status);
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toMatch(UUID);
+    expect(tg.logs.some((line) => line.msg === 'request' && line.requestId === requestId)).toBe(true);
   });
 });

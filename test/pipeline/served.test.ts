@@ -27,8 +27,11 @@ describe('an endpoint as the pipeline serves it', () => {
   it('authenticates nobody when the endpoint is public, and serves through the endpoint', async () => {
     const s = servedEndpoint(endpoint, { policies: true });
     expect(await s.authenticate({} as GatewayContext, fakeExchange())).toBeUndefined();
-    await s.serve({} as GatewayContext, fakeExchange(), undefined);
+    const exchange = fakeExchange();
+    await s.serve({} as GatewayContext, exchange, undefined);
     expect(served).toEqual(['served']);
+    // An endpoint's answer carries the exchange's id; a route's gets it with the relayed head instead.
+    expect((exchange.res as unknown as { headers: Record<string, unknown> }).headers['x-request-id']).toBe('test-request');
   });
 
   it("uses the endpoint's own authentication when it has one", async () => {

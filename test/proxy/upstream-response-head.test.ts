@@ -103,14 +103,28 @@ function accessLineFor(tg: TestGateway, path: string): Promise<Record<string, un
 
 describe('writeResponseHead: node refuses a header undici let through', () => {
   // No upstream answer we know of reaches this (undici's parser refuses such heads first): the net behind it.
-  it('undoes the whole head, keeps our X-Request-Id and says what node refused', () => {
+  it('undoes the whole head and says what node refused', () => {
     const res = new ServerResponse(new IncomingMessage(new Socket()));
-    res.setHeader('X-Request-Id', 'req-1');
-    const head = responseHeadOf(res, 200, 'Fine', { 'x-first': 'kept-until-refused', 'x-bad': 'a\u0001b' });
+    const head = responseHeadOf(200, 'Fine', { 'x-first': 'kept-until-refused', 'x-bad': 'a\u0001b' }, 'req-1');
     expect(typeof head).toBe('object');
     expect(writeResponseHead(res, head as Exclude<typeof head, string>)).toBe('upstream response head cannot be written: ERR_INVALID_CHAR');
     expect(res.headersSent).toBe(false);
-    expect(res.getHeaderNames()).toEqual(['x-request-id']);
+    expect(res.getHeaderNames()).toEqual([]);
     expect(res.statusMessage).toBe('');
+  });
+
+  it('undoes headers set on the response before the relay too', () => {
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    res.setHeader('X-Set-Before', 'yes');
+    const head = responseHeadOf(200, 'Fine', { 'x-bad': 'a\u0001b' }, 'req-1');
+    expect(writeResponseHead(res, head as Exclude<typeof head, string>)).toBe('upstream response head cannot be written: ERR_INVALID_CHAR');
+    expect(res.getHeaderNames()).toEqual([]);
+  });
+});
+
+describe('responseHeadOf', () => {
+  it("ends the relayed list with the gateway's X-Request-Id and drops the upstream's", () => {
+    const head = responseHeadOf(200, undefined, { 'x-request-id': 'from-upstream', 'content-type': 'text/plain', connection: 'keep-alive' }, 'req-1');
+    expect(head).toEqual({ statusCode: 200, statusMessage: undefined, headers: ['content-type', 'text/plain', 'x-request-id', 'req-1'] });
   });
 });
