@@ -74,7 +74,22 @@ function appendGatewayHeaders(list: string[], exchange: Exchange, { upstreamHost
   list.push('host', upstreamHost, 'x-forwarded-for', prior ? `${prior}, ${peer}` : peer, 'x-forwarded-proto', proto);
   if (host) list.push('x-forwarded-host', host);
   if (port) list.push('x-forwarded-port', port);
-  list.push('x-request-id', exchange.requestId, 'forwarded', forwardedElement(exchange.clientAddress(), proto, host));
+  list.push('x-request-id', exchange.requestId, 'forwarded', forwardedOf(exchange.clientAddress(), proto, host));
+}
+
+/**
+ * The last Forwarded element made, and what it was made of: a gateway's
+ * requests mostly come from the same few clients to the same Host, and
+ * quoting a `host:port` (a regular expression and a replace) was about
+ * 0.25 µs of each protected call.
+ */
+let lastForwarded = { client: '', proto: '', host: '' as string | undefined, element: '' };
+
+function forwardedOf(client: string, proto: string, host: string | undefined): string {
+  const last = lastForwarded;
+  if (last.client === client && last.proto === proto && last.host === host && last.element !== '') return last.element;
+  lastForwarded = { client, proto, host, element: forwardedElement(client, proto, host) };
+  return lastForwarded.element;
 }
 
 const joined = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);

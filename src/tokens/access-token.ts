@@ -137,13 +137,13 @@ export class AccessTokens {
    * verify() for the hot path: the claims themselves, synchronously, for a
    * token verified before (a client reuses its token for 30 minutes, so
    * nearly every protected call), else the promise of the verification.
-   * Throws instead of rejecting when the keys are not loaded.
+   * Throws instead of rejecting when the keys are not loaded. `id` is the
+   * token's `tokenId`, for a caller that knows it already.
    */
-  recallOrVerify(token: string): MaybePromise<Readonly<AccessTokenClaims>> {
+  recallOrVerify(token: string, id: string = tokenId(token)): MaybePromise<Readonly<AccessTokenClaims>> {
     const { ring, clock } = this.settings;
     if (!ring.loaded) throw new GatewayError('SERVICE_UNAVAILABLE', { detail: 'verification keys not loaded yet', headers: { 'Retry-After': '1' } });
     const nowMs = clock.now();
-    const id = tokenId(token);
     return this.verified.find(id, ring, nowMs) ?? this.verifySignature(token, id, nowMs);
   }
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { createHmac } from 'node:crypto';
+import { Agent, request } from 'node:http';
 import { ManualClock } from '../helpers/clock.js';
-import { bootGateway, callProtected, errorOf, issueTokens, type TestGateway } from '../helpers/gateway.js';
+import { bootGateway, callProtected, errorOf, issueTokens, revoke, type TestGateway } from '../helpers/gateway.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -136,5 +137,45 @@ describe('Bearer validation on protected routes (SPEC 4.6, RFC 6750)', () => {
   ])('%s -> 401 %s', async (_case, authorization, errorCode) => {
     const response = await fetch(`${tg.url}/business/score/v2/directors`, { headers: { authorization } });
     expect(await errorOf(response)).toMatchObject({ status: 401, errorCode });
+  });
+
+  describe('one keep-alive connection, credentials changing between its requests', () => {
+    // The gateway remembers the last credential each connection presented (bearer.ts): only its parsing, never a verdict.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    afterAll(() => agent.destroy());
+    const ports = new Set<number>();
+    const call = (authorization: string | undefined) =>
+      new Promise<{ status: number; errorCode?: string }>((resolve, reject) => {
+        const req = request(`${tg.url}/business/score/v2/directors`, { agent, headers: authorization === undefined ? {} : { authorization } }, (res) => {
+          ports.add(res.socket.localPort ?? 0);
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, errorCode: res.statusCode === 200 ? undefined : JSON.parse(body).errors?.[0]?.errorCode }));
+        });
+        req.on('error', reject).end();
+      });
+
+    it('judges each request by its own header: valid, none, malformed, forged, another valid one, revoked, expired', async () => {
+      const first = (await issueTokens(tg.url)).access_token;
+      const second = (await issueTokens(tg.url)).access_token;
+      const [h, p] = first.split('.') as [string, string];
+      expect(await call(`Bearer ${first}`)).toEqual({ status: 200 });
+      expect(await call(`Bearer ${first}`)).toEqual({ status: 200 });
+      expect(await call(undefined)).toEqual({ status: 401, errorCode: 'AUTHENTICATION_REQUIRED' });
+      expect(await call('Bearer a b')).toEqual({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID' });
+      // The genuine token's signature under another payload: the header differs, so nothing of the first is reused.
+      expect(await call(`Bearer ${h}.${p}x.${second.split('.')[2]}`)).toEqual({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID' });
+      expect(await call(`Bearer ${second}`)).toEqual({ status: 200 });
+      expect(await call(`bearer   ${first}`)).toEqual({ status: 200 });
+      expect((await revoke(tg.url, first)).status).toBe(200);
+      expect(await call(`bearer   ${first}`)).toEqual({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID' });
+      expect(await call(`Bearer ${second}`)).toEqual({ status: 200 });
+      clock.advance(30 * 60_000 + 6_000);
+      const expired = await call(`Bearer ${second}`);
+      clock.advance(-(30 * 60_000 + 6_000));
+      expect(expired).toEqual({ status: 401, errorCode: 'ACCESS_TOKEN_INVALID' });
+      // All of it on one connection, which is what the test is about.
+      expect(ports.size).toBe(1);
+    });
   });
 });

@@ -28,6 +28,20 @@ describe('the headers an upstream receives', () => {
   });
   afterAll(() => tg.close());
 
+  it('writes each request its own Forwarded element, however the Host changes from one request to the next', async () => {
+    const seen: unknown[] = [];
+    for (const requestHost of ['a.example.com', 'b.example.com:8443', 'a.example.com', 'a.example.com']) {
+      expect((await send(tg.url, { authorization, host: requestHost })).status).toBe(200);
+      seen.push(lastSeen().forwarded);
+    }
+    expect(seen).toEqual([
+      'for=127.0.0.1;proto=http;host=a.example.com',
+      'for=127.0.0.1;proto=http;host="b.example.com:8443"',
+      'for=127.0.0.1;proto=http;host=a.example.com',
+      'for=127.0.0.1;proto=http;host=a.example.com',
+    ]);
+  });
+
   describe("a client's Connection header cannot remove what the gateway sets or authenticated", () => {
     it('keeps X-Forwarded-For when Connection names it', async () => {
       expect((await send(tg.url, { authorization, connection: 'close, X-Forwarded-For' })).status).toBe(200);
