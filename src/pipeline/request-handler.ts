@@ -35,9 +35,6 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
       lastResort(ctx, res, undefined, error);
       return;
     }
-    const handled = dispatch(ctx, exchange, routes, servedRoutes)
-      .catch((error: unknown) => reject(ctx, exchange, error))
-      .catch((error: unknown) => lastResort(ctx, res, exchange.requestId, error));
     // Counted and logged once the response is over *and* the handler has
     // settled, so a client that hangs up mid-request is reported with the
     // reason too. A countdown rather than Promise.all: this runs per request.
@@ -56,8 +53,21 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
       finished = res.writableFinished;
       settled();
     });
-    void handled.then(settled);
+    // One derived promise per request: the failure is rendered (or, failing that, the connection cut) before settling.
+    dispatch(ctx, exchange, routes, servedRoutes).then(settled, (error: unknown) => {
+      refuse(ctx, exchange, error);
+      settled();
+    });
   };
+}
+
+/** A refusal rendered; a failure while rendering it costs the connection (lastResort). */
+function refuse(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
+  try {
+    reject(ctx, exchange, error);
+  } catch (failure) {
+    lastResort(ctx, exchange.res, exchange.requestId, failure);
+  }
 }
 
 function openExchange(req: IncomingMessage, res: ServerResponse, config: GatewayConfig): Exchange {

@@ -64,6 +64,9 @@ function scanHead(request: PolicyRequest, applyTo: ApplyTo, patterns: PatternSet
     }
   }
   for (const header of applyTo.headers) {
+    // Absent, the usual case: `headers` is built already, and `headersDistinct` (an array per header) would be built
+    // for this test alone, about 0.2 µs a request.
+    if (request.req.headers[header] === undefined) continue;
     // headersDistinct: a header sent twice is two values, not one joined with ", ".
     for (const value of request.req.headersDistinct[header] ?? []) {
       const pattern = patterns.firstMatch(value);
