@@ -234,4 +234,28 @@ describe('gateways on a redis cluster that loses a master and gets it back empty
     const after = await startInstance(environment);
     expect((await callProtected(after.url, revokedGrant.access_token)).status).toBe(401);
   }, 90_000);
+
+  it('counts a master out of reach while starting as an outage: an instance started then waits for its peers instead of taking the empty list', async () => {
+    const environment = uniqueEnvironment();
+    const holder = await masterHolding(`tg:${environment}:{revocations}`);
+    await holder.kill();
+    try {
+      // The cluster itself says a master is gone (cluster-node-timeout 2 s): ioredis then retries its start, and only
+      // its per-node errors say why.
+      await eventually(async () => !(await clusterHealthy()), { timeoutMs: 10_000, what: 'the cluster to mark the master failed' });
+      const starting = await startInstance(environment, false);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await holder.launch();
+      await eventually(clusterHealthy, { timeoutMs: 15_000, what: 'the cluster whole again' });
+      // No peer holds a list here, so the wait is the bounded one (3 s), then the empty store is adopted. Before, it
+      // was adopted at once, as if nothing had happened.
+      await eventually(() => starting.lines.some((line) => String(line.msg).startsWith('redis has no revocation list and a running instance should write it back')), {
+        timeoutMs: 5_000,
+        what: 'the starting instance to wait for a peer',
+      });
+      await starting.ready();
+    } finally {
+      if (!(await clusterHealthy().catch(() => false))) await holder.launch().catch(() => undefined);
+    }
+  }, 60_000);
 });
