@@ -38,6 +38,8 @@ export function nodeHttpProxyEngine(createProxyServer) {
     proxy.on('proxyRes', (upstreamResponse, req) => {
       const state = inFlight.get(req);
       state?.responseStarted();
+      // http-proxy copies the upstream's headers after this event: the upstream cannot replace the exchange's id.
+      delete upstreamResponse.headers['x-request-id'];
       upstreamResponse.on('error', () => {}); // reported through 'close' below
       // pipe() does not pass on a premature end: an upstream that dies mid-body would leave the client waiting
       // forever. Failing here cuts the client's connection, so it sees a truncated response instead of a hang.
@@ -73,6 +75,8 @@ export function nodeHttpProxyEngine(createProxyServer) {
           // A string target: http-proxy 1.18 reads the base path from url.parse()'s `path`, which a URL lacks.
           const target = route.upstream.href;
           const buffer = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+          // The Forwarder contract: the relayed answer carries the exchange's id (forward.ts).
+          res.setHeader('X-Request-Id', exchange.requestId);
           proxy.web(req, res, { target, agent, ...(buffer ? { buffer } : {}) }, (error) => {
             settle(upstreamUnavailable(error.code ?? error.message));
           });

@@ -19,6 +19,9 @@ export interface Forwarder {
    * with 502, 504 or 413; after the response has started, the renderer turns
    * a rejection into a cut connection. Sets `exchange.upstreamRespondedAt`
    * when the upstream's response headers arrive (the upstream latency metric).
+   * The relayed answer carries `X-Request-Id: exchange.requestId` in place of
+   * any the upstream sent: nothing sets it on the response beforehand
+   * (responseHeadOf adds it for the undici engine).
    */
   forward(exchange: Exchange, route: CompiledRoute): Promise<void>;
   close(): void;

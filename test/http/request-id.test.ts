@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestIdOf } from '../../src/http/request-id.js';
+import { eventually } from '../helpers/eventually.js';
 import { bootGateway, callProtected, issueTokens, passwordGrant, type TestGateway } from '../helpers/gateway.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -45,6 +46,6 @@ describe('X-Request-Id on every answer of the client listener', () => {
     expect(response.status).toBe(status);
     const requestId = response.headers.get('x-request-id');
     expect(requestId).toMatch(UUID);
-    expect(tg.logs.some((line) => line.msg === 'request' && line.requestId === requestId)).toBe(true);
+    await eventually(() => tg.logs.some((line) => line.msg === 'request' && line.requestId === requestId), { what: `the access line of ${requestId}` });
   });
 });
