@@ -55,14 +55,14 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
     });
     // One derived promise per request: the failure is rendered (or, failing that, the connection cut) before settling.
     dispatch(ctx, exchange, routes, servedRoutes).then(settled, (error: unknown) => {
-      refuse(ctx, exchange, error);
+      renderFailure(ctx, exchange, error);
       settled();
     });
   };
 }
 
-/** A refusal rendered; a failure while rendering it costs the connection (lastResort). */
-function refuse(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
+/** The failure rendered (reject); a failure while rendering it costs the connection (lastResort). */
+function renderFailure(ctx: GatewayContext, exchange: Exchange, error: unknown): void {
   try {
     reject(ctx, exchange, error);
   } catch (failure) {

@@ -241,18 +241,15 @@ export class RedisStore implements Store {
     const cluster = this.client;
     if (!(cluster instanceof Cluster)) return;
     cluster.on('node error', (error: Error, key: string) => {
-      // Still connecting: a node out of reach means the store was partly away while this instance started, and it
-      // cannot tell a list lost with that node from an empty one afterwards (ioredis retries the start without an
+      // Ready: only a slot owner's loss counts. Still connecting: any node out of reach means the store was partly
+      // away while this instance started, and it cannot tell a list lost with that node from an empty one afterwards (ioredis retries the start without an
       // 'error' event, so `watch` does not see it). Without this, an instance started during a master's outage
       // adopted an empty list once its peers' heartbeats had gone stale, and let revoked tokens through until they
       // wrote the list back.
-      if (cluster.status !== 'ready') {
-        this.restoration.noteOutage();
-        return;
-      }
-      if (!slotOwners(cluster).includes(key)) return;
+      const ready = cluster.status === 'ready';
+      if (ready && !slotOwners(cluster).includes(key)) return;
       this.restoration.noteOutage();
-      this.availability.lost(`cluster master ${key}: ${error.message}`);
+      if (ready) this.availability.lost(`cluster master ${key}: ${error.message}`);
     });
   }
 
