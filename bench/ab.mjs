@@ -2,7 +2,8 @@
 // in the temp dir), one process per variant, all on core 0 and frozen but for the one driven, wrk and the nginx
 // upstream on core 1; passes interleaved, each variant thawed, given 500 ms and 2 s of unmeasured load, then measured.
 // Prints req/s, server CPU per request and wrk's p99 / p99.9 per pass, then medians. Writes no result file: what it
-// compares is whatever you built. Bounded: BENCH_AB_PASSES x variants x (BENCH_AB_DURATION + 2.5) s after a 6 s
+// compares is whatever you built. Its temp dir goes at the end (BENCH_AB_KEEP=1 keeps it and prints where).
+// Bounded: BENCH_AB_PASSES x variants x (BENCH_AB_DURATION + 2.5) s after a 6 s
 // warm-up of each.
 //
 //   node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>] ...
@@ -13,7 +14,7 @@
 //   git stash && npm run build && (same into /tmp/ab-old) && git stash pop && npm run build
 //   node bench/ab.mjs new=/tmp/ab-new old=/tmp/ab-old 'stgc=/tmp/ab-new;--single-threaded-gc' 'quiet=/tmp/ab-new;;warn'
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +25,9 @@ import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs'
 
 const PASSES = knob('BENCH_AB_PASSES', 6);
 const DURATION_S = knob('BENCH_AB_DURATION', 5);
+// The variants' logs (hundreds of MB after a few passes) are deleted at the end unless kept, e.g. to read what a
+// `--trace-gc` variant printed into its log.
+const KEEP = process.env.BENCH_AB_KEEP === '1';
 const PATH = '/business/score/v2/08041998';
 
 function variantsOf(args) {
@@ -91,6 +95,8 @@ export async function ab(args) {
   } finally {
     for (const gateway of gateways) await gateway.server.stop();
     await upstream.stop();
+    if (KEEP) console.log(`kept: ${dir} (<variant>.log is each variant's standard output)`);
+    else await rm(dir, { recursive: true, force: true });
   }
 }
 
