@@ -242,10 +242,10 @@ export class RedisStore implements Store {
     if (!(cluster instanceof Cluster)) return;
     cluster.on('node error', (error: Error, key: string) => {
       // Ready: only a slot owner's loss counts. Still connecting: any node out of reach means the store was partly
-      // away while this instance started, and it cannot tell a list lost with that node from an empty one afterwards (ioredis retries the start without an
-      // 'error' event, so `watch` does not see it). Without this, an instance started during a master's outage
-      // adopted an empty list once its peers' heartbeats had gone stale, and let revoked tokens through until they
-      // wrote the list back.
+      // away while this instance started, and afterwards it cannot tell a list lost with that node from an empty one.
+      // ioredis retries such a start without an 'error' event, so `watch` does not see it. Without this, an instance
+      // started during a master's outage adopted an empty list once its peers' heartbeats had gone stale, and let
+      // revoked tokens through until they wrote the list back.
       const ready = cluster.status === 'ready';
       if (ready && !slotOwners(cluster).includes(key)) return;
       this.restoration.noteOutage();
