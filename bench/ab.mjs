@@ -6,20 +6,25 @@
 // Bounded: BENCH_AB_PASSES x variants x (BENCH_AB_DURATION + 2.5) s after a 6 s
 // warm-up of each.
 //
-//   node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>] ...
+//   node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>][;pipe] ...
 //
 // <root> holds a build: `dist/`, `package.json` and `node_modules` (a link to the checkout's). For example, with the
 // current build against the one before:
 //   npm run build && mkdir -p /tmp/ab-new && cp -r dist package.json /tmp/ab-new/ && ln -s "$PWD/node_modules" /tmp/ab-new/
 //   git stash && npm run build && (same into /tmp/ab-old) && git stash pop && npm run build
 //   node bench/ab.mjs new=/tmp/ab-new old=/tmp/ab-old 'stgc=/tmp/ab-new;--single-threaded-gc' 'quiet=/tmp/ab-new;;warn'
-import { closeSync, openSync } from 'node:fs';
+//
+// `pipe` sends the variant's standard output into a FIFO read by `cat` on core 1 (protected-call.mjs's pipe row)
+// instead of a file. Each pass also splits the server's CPU per request into its main thread's and the other
+// threads' (V8's helpers, libuv's pool: a log written to a pipe goes through the pool), from /proc/<pid>/task.
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants as fsConstants, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_ACCOUNT, freePort, knob, percentile, writeBenchAccounts } from './lib.mjs';
-import { runWrk, startPinned, waitForPort } from './load.mjs';
+import { CLOCK_TICKS_PER_SECOND, runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
 
@@ -32,12 +37,12 @@ const PATH = '/business/score/v2/08041998';
 
 function variantsOf(args) {
   const variants = args.map((arg) => {
-    const match = /^([\w.-]+)=([^;]+)(?:;([^;]*))?(?:;(\w+))?$/.exec(arg);
-    if (!match) throw new Error(`not <name>=<root>[;<node flags>][;<log level>]: ${arg}`);
-    const [, name, root, flags = '', level = 'info'] = match;
-    return { name, root, flags: flags.split(' ').filter(Boolean), level };
+    const match = /^([\w.-]+)=([^;]+)(?:;([^;]*))?(?:;(\w*))?(?:;(pipe))?$/.exec(arg);
+    if (!match) throw new Error(`not <name>=<root>[;<node flags>][;<log level>][;pipe]: ${arg}`);
+    const [, name, root, flags = '', level, pipe] = match;
+    return { name, root, flags: flags.split(' ').filter(Boolean), level: level || 'info', pipe: pipe === 'pipe' };
   });
-  if (variants.length < 2) throw new Error('usage: node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>] ... (two or more)');
+  if (variants.length < 2) throw new Error('usage: node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>][;pipe] ... (two or more)');
   return variants;
 }
 
@@ -45,16 +50,43 @@ async function startVariant(variant, dir, upstreamPort) {
   const port = await freePort();
   const config = join(dir, `${variant.name}.yaml`);
   await writeFile(config, benchGatewayYaml({ port, accountsFile: join(dir, 'accounts.yaml'), logLevel: variant.level, upstreamPort, policiesFolder: join(dir, 'policies') }));
-  const log = openSync(join(dir, `${variant.name}.log`), 'a');
+  let consumer;
+  let log;
+  if (variant.pipe) {
+    const fifo = join(dir, `${variant.name}.fifo`);
+    execFileSync('mkfifo', [fifo]);
+    consumer = startPinned(`${variant.name}-cat`, '1', 'cat', [fifo]);
+    // Read-write: the open does not wait for cat, and the descriptor stays blocking (as in protected-call.mjs).
+    log = openSync(fifo, fsConstants.O_RDWR);
+  } else log = openSync(join(dir, `${variant.name}.log`), 'a');
   const server = startPinned(variant.name, '0', 'node', [...variant.flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config], { stdout: log });
   closeSync(log);
   await waitForPort(server, port, 30_000);
   const url = `http://127.0.0.1:${port}`;
-  return { ...variant, server, url: `${url}${PATH}`, token: await passwordGrant(url, BENCH_ACCOUNT), runs: [] };
+  return { ...variant, server, consumer, url: `${url}${PATH}`, token: await passwordGrant(url, BENCH_ACCOUNT), runs: [] };
 }
 
 const drive = (gateway, durationS) =>
   runWrk({ url: gateway.url, headers: { Authorization: `Bearer ${gateway.token}` }, connections: 50, durationS, cores: '1', serverPgid: gateway.server.pid, serverCore: '0' });
+
+/** CPU ticks (user + system) of a process's main thread and of its other threads together. */
+function threadTicks(pid) {
+  const ticks = { main: 0, others: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // utime and stime are fields 14 and 15 (1-based); the name in parentheses may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const used = Number(fields[11]) + Number(fields[12]);
+    if (Number(tid) === pid) ticks.main += used;
+    else ticks.others += used;
+  }
+  return ticks;
+}
 
 const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
 
@@ -77,23 +109,31 @@ export async function ab(args) {
       for (const gateway of gateways) {
         const run = await gateway.server.alone(async () => {
           await drive(gateway, 2);
-          return drive(gateway, DURATION_S);
+          const before = threadTicks(gateway.server.pid);
+          const measured = await drive(gateway, DURATION_S);
+          const after = threadTicks(gateway.server.pid);
+          const usPerRequest = (ticks) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND / measured.requests;
+          return { ...measured, mainUs: usPerRequest(after.main - before.main), otherThreadsUs: usPerRequest(after.others - before.others) };
         });
         if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${gateway.name}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
         gateway.runs.push(run);
         const others = `${Math.round(run.othersShare * 100)}% others on core 0`;
-        console.log(`pass ${pass + 1} ${gateway.name}: ${Math.round(run.rps)} req/s, ${run.cpuUsPerRequest.toFixed(1)} µs/req, p99 ${run.p99Ms} ms, p99.9 ${run.p999Ms} ms, ${others}`);
+        const threads = `main thread ${run.mainUs.toFixed(1)} + other threads ${run.otherThreadsUs.toFixed(1)} µs/req`;
+        console.log(`pass ${pass + 1} ${gateway.name}: ${Math.round(run.rps)} req/s, ${run.cpuUsPerRequest.toFixed(1)} µs/req (${threads}), p99 ${run.p99Ms} ms, p99.9 ${run.p999Ms} ms, ${others}`);
       }
     }
     for (const { name, runs } of gateways) {
       const figures = (key) => runs.map((run) => run[key]);
       console.log(
-        `${name}: median ${Math.round(median(figures('rps')))} req/s, ${median(figures('cpuUsPerRequest')).toFixed(1)} µs/req, ` +
+        `${name}: median ${Math.round(median(figures('rps')))} req/s, ${median(figures('cpuUsPerRequest')).toFixed(1)} µs/req ` +
+          `(main thread ${median(figures('mainUs')).toFixed(1)}, other threads ${median(figures('otherThreadsUs')).toFixed(1)}), ` +
           `p99 ${median(figures('p99Ms'))} ms, p99.9 ${median(figures('p999Ms'))} ms (passes: ${figures('p999Ms').join(', ')}), max ${Math.max(...figures('maxMs'))} ms`,
       );
     }
   } finally {
     for (const gateway of gateways) await gateway.server.stop();
+    // After the servers, so that none is left writing into a pipe nobody reads.
+    for (const gateway of gateways) await gateway.consumer?.stop();
     await upstream.stop();
     if (KEEP) console.log(`kept: ${dir} (<variant>.log is each variant's standard output)`);
     else await rm(dir, { recursive: true, force: true });
