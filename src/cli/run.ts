@@ -31,7 +31,9 @@ commands:
                                      (exit 0 pass, 1 refused, 2 bad input; \`policy --help\`)
 
 admin commands (they call a running gateway's admin API; each also takes [--config FILE] [--admin URL]):
-  keys rotate [--drop-previous]      sign with a new key from now on (--drop-previous: refuse every token signed before)
+  keys rotate [--drop-previous] [--emergency]
+                                     sign with a new key from now on (--drop-previous: refuse every token signed before;
+                                     --emergency: a brand-new key at once; \`keys rotate --help\`)
   revoke --user NAME | --client ID   the kill switch: revoke every active grant of a user or of a client
   grants [--user NAME] [--client ID] [--limit N] [--json]   list the active grants (logins), newest first
 `;

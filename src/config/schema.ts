@@ -15,7 +15,7 @@ const policies = z
     z.string().min(1).transform((folder) => ({ folder, defaults: [] as string[], endpoints: {} as Partial<Record<PolicyEndpoint, string[]>> })),
     z.strictObject({
       folder: filePath.default(DEFAULTS.policies).describe('The folder of policy files (*.yaml, *.yml), watched for changes.'),
-      defaults: policyNames.describe('Run first on every route and on the five OAuth endpoints.'),
+      defaults: policyNames.describe('Run first on every route and on every token service endpoint (the keys of `policies.endpoints`).'),
       endpoints: z
         .strictObject(Object.fromEntries(POLICY_ENDPOINTS.map((path) => [path, policyNames.optional()])) as Record<PolicyEndpoint, z.ZodOptional<typeof policyNames>>)
         .default({})
