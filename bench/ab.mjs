@@ -1,5 +1,5 @@
 // A/B of gateway builds or settings: the gateway as shipped (protected-call.mjs's full pipeline, access log to a file
-// in the temp dir), one process per variant, all on core 0 and frozen but for the one driven, wrk and the nginx
+// in the temp dir, or to a pipe), one process per variant, all on core 0 and frozen but for the one driven, wrk and the nginx
 // upstream on core 1; passes interleaved, each variant thawed, given 500 ms and 2 s of unmeasured load, then measured.
 // Prints req/s, server CPU per request and wrk's p99 / p99.9 per pass, then medians. Writes no result file: what it
 // compares is whatever you built. Its temp dir goes at the end (BENCH_AB_KEEP=1 keeps it and prints where).
@@ -34,12 +34,15 @@ const DURATION_S = knob('BENCH_AB_DURATION', 5);
 // `--trace-gc` variant printed into its log.
 const KEEP = process.env.BENCH_AB_KEEP === '1';
 const PATH = '/business/score/v2/08041998';
+const LOG_LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
 
 function variantsOf(args) {
   const variants = args.map((arg) => {
     const match = /^([\w.-]+)=([^;]+)(?:;([^;]*))?(?:;(\w*))?(?:;(pipe))?$/.exec(arg);
     if (!match) throw new Error(`not <name>=<root>[;<node flags>][;<log level>][;pipe]: ${arg}`);
-    const [, name, root, flags = '', level, pipe] = match;
+    const [, name, root, flags = '', level = '', pipe] = match;
+    // `x=/r;;pipe` would otherwise pass for a log level and fail later, in the gateway's config check.
+    if (level !== '' && !LOG_LEVELS.has(level)) throw new Error(`not a log level: ${level} (in ${arg}; a pipe is <name>=<root>;;info;pipe)`);
     return { name, root, flags: flags.split(' ').filter(Boolean), level: level || 'info', pipe: pipe === 'pipe' };
   });
   if (variants.length < 2) throw new Error('usage: node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>][;pipe] ... (two or more)');
@@ -116,6 +119,8 @@ export async function ab(args) {
           return { ...measured, mainUs: usPerRequest(after.main - before.main), otherThreadsUs: usPerRequest(after.others - before.others) };
         });
         if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${gateway.name}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
+        // The gateway holds its FIFO open for reading too, so a reader that died would only show as lines dropped.
+        if (gateway.consumer?.exited) throw new Error(`${gateway.name}: the log pipe's reader (cat) exited`);
         gateway.runs.push(run);
         const others = `${Math.round(run.othersShare * 100)}% others on core 0`;
         const threads = `main thread ${run.mainUs.toFixed(1)} + other threads ${run.otherThreadsUs.toFixed(1)} µs/req`;
@@ -135,7 +140,7 @@ export async function ab(args) {
     // After the servers, so that none is left writing into a pipe nobody reads.
     for (const gateway of gateways) await gateway.consumer?.stop();
     await upstream.stop();
-    if (KEEP) console.log(`kept: ${dir} (<variant>.log is each variant's standard output)`);
+    if (KEEP) console.log(`kept: ${dir} (<variant>.log is each file variant's standard output)`);
     else await rm(dir, { recursive: true, force: true });
   }
 }
