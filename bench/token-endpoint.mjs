@@ -30,8 +30,8 @@ import { CLOCK_TICKS_PER_SECOND, parseWrk, runWrk } from './load.mjs';
 const SCRIPT = fileURLToPath(import.meta.url);
 const HASH_S = knob('BENCH_HASH_DURATION', 2.5);
 const GRANT_S = knob('BENCH_GRANT_DURATION', 3);
-// Password grants before the passes. 5 s instead of 1 changed nothing measurable (bench/README.md, token-endpoint):
-// the grant's cost outside the hash is its running cold beside the hash, not the JIT's warm-up.
+// Password grants before the passes. 5 s instead of 1 changed nothing measurable in the ratio (bench/README.md,
+// token-endpoint), so the benchmark keeps the shorter one.
 const GRANT_WARMUP_S = knob('BENCH_GRANT_WARMUP', 1);
 const REFRESH_S = knob('BENCH_REFRESH_DURATION', 5);
 const CALL_S = knob('BENCH_CALL_DURATION', 4);
