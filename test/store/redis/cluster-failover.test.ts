@@ -5,6 +5,7 @@ import { GatewayProcess } from '../../helpers/gateway-process.js';
 import { rawCommand, RedisCluster, type RedisServer } from '../../helpers/redis-server.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { connectedStore, redisStoreConfig, uniqueEnvironment, untilReady } from '../../helpers/redis-store.js';
+import { RESTORE_WAIT_MS } from '../../../src/store/redis/store.js';
 import { eventually } from '../../helpers/eventually.js';
 import { startUpstream, type TestUpstream } from '../../helpers/upstream.js';
 
@@ -247,13 +248,13 @@ describe('gateways on a redis cluster that loses a master and gets it back empty
       await new Promise((resolve) => setTimeout(resolve, 500));
       await holder.launch();
       await eventually(clusterHealthy, { timeoutMs: 15_000, what: 'the cluster whole again' });
-      // No peer holds a list here, so the wait is the bounded one (3 s), then the empty store is adopted. Before, it
-      // was adopted at once, as if nothing had happened.
+      // No peer holds a list here, so the wait is the bounded one (RESTORE_WAIT_MS, 10 s), then the empty store is
+      // adopted. Before, it was adopted at once, as if nothing had happened.
       await eventually(() => starting.lines.some((line) => String(line.msg).startsWith('redis has no revocation list and a running instance should write it back')), {
         timeoutMs: 5_000,
         what: 'the starting instance to wait for a peer',
       });
-      await starting.ready();
+      await starting.ready(RESTORE_WAIT_MS + 15_000);
     } finally {
       if (!(await clusterHealthy().catch(() => false))) await holder.launch().catch(() => undefined);
     }
