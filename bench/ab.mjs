@@ -18,13 +18,13 @@
 // instead of a file. Each pass also splits the server's CPU per request into its main thread's and the other
 // threads' (V8's helpers, libuv's pool: a log written to a pipe goes through the pool), from /proc/<pid>/task.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants as fsConstants, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_ACCOUNT, freePort, knob, percentile, writeBenchAccounts } from './lib.mjs';
-import { CLOCK_TICKS_PER_SECOND, runWrk, startPinned, waitForPort } from './load.mjs';
+import { CLOCK_TICKS_PER_SECOND, runWrk, startPinned, threadCpuTicks, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
 
@@ -34,16 +34,20 @@ const DURATION_S = knob('BENCH_AB_DURATION', 5);
 // `--trace-gc` variant printed into its log.
 const KEEP = process.env.BENCH_AB_KEEP === '1';
 const PATH = '/business/score/v2/08041998';
-const LOG_LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']);
 
 function variantsOf(args) {
   const variants = args.map((arg) => {
-    const match = /^([\w.-]+)=([^;]+)(?:;([^;]*))?(?:;(\w*))?(?:;(pipe))?$/.exec(arg);
-    if (!match) throw new Error(`not <name>=<root>[;<node flags>][;<log level>][;pipe]: ${arg}`);
-    const [, name, root, flags = '', level = '', pipe] = match;
-    // `x=/r;;pipe` would otherwise pass for a log level and fail later, in the gateway's config check.
-    if (level !== '' && !LOG_LEVELS.has(level)) throw new Error(`not a log level: ${level} (in ${arg}; a pipe is <name>=<root>;;info;pipe)`);
-    return { name, root, flags: flags.split(' ').filter(Boolean), level: level || 'info', pipe: pipe === 'pipe' };
+    const usage = new Error(`not <name>=<root>[;<node flags>][;<log level>][;pipe]: ${arg}`);
+    const match = /^([\w.-]+)=(.+)$/.exec(arg);
+    if (!match) throw usage;
+    // `pipe` is the last field whatever comes before it (`x=/r;;pipe` too); a log level the gateway does not know is
+    // refused by its config check, which waitForPort reports at once.
+    const fields = match[2].split(';');
+    const pipe = fields.length > 1 && fields.at(-1) === 'pipe';
+    if (pipe) fields.pop();
+    const [root, flags = '', level = '', ...extra] = fields;
+    if (!root || extra.length > 0) throw usage;
+    return { name: match[1], root, flags: flags.split(' ').filter(Boolean), level: level || 'info', pipe };
   });
   if (variants.length < 2) throw new Error('usage: node bench/ab.mjs <name>=<root>[;<node flags>][;<log level>][;pipe] ... (two or more)');
   return variants;
@@ -75,17 +79,8 @@ const drive = (gateway, durationS) =>
 /** CPU ticks (user + system) of a process's main thread and of its other threads together. */
 function threadTicks(pid) {
   const ticks = { main: 0, others: 0 };
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    // utime and stime are fields 14 and 15 (1-based); the name in parentheses may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const used = Number(fields[11]) + Number(fields[12]);
-    if (Number(tid) === pid) ticks.main += used;
+  for (const { tid, ticks: used } of threadCpuTicks(pid)) {
+    if (tid === pid) ticks.main += used;
     else ticks.others += used;
   }
   return ticks;

@@ -132,13 +132,34 @@ export function groupCpuTicks(pgid) {
     } catch {
       continue; // exited meanwhile
     }
-    // After "pid (comm) ": state ppid pgrp ... utime is field 14 and stime 15 (1-based); comm may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(stat);
     if (Number(fields[2]) !== pgid) continue;
     ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks;
 }
+
+/** Each thread of `pid`, from /proc/<pid>/task: its id, user + system CPU time in clock ticks, and its nice value. */
+export function threadCpuTicks(pid) {
+  const threads = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const fields = statFields(stat);
+    threads.push({ tid: Number(tid), ticks: Number(fields[11]) + Number(fields[12]), nice: Number(fields[16]) });
+  }
+  return threads;
+}
+
+/**
+ * A /proc stat line's fields after "pid (comm) ", so that [0] is the state (field 3, 1-based): pgrp is [2], utime
+ * and stime [11] and [12], nice [16]. The name in parentheses may hold spaces and parentheses, hence the last ')'.
+ */
+const statFields = (stat) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
 /**
  * Clock ticks of one core from /proc/stat: `total`, and `busy` (everything but idle and iowait: user, system,

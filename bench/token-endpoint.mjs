@@ -5,7 +5,6 @@
 //   node bench/token-endpoint.mjs                    the benchmark
 //   node bench/token-endpoint.mjs <driver> '<json>'  a driver child (hash-rate, refresh-chains), JSON result on stdout
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +24,7 @@ import {
   writeResult,
   knob,
 } from './lib.mjs';
-import { CLOCK_TICKS_PER_SECOND, parseWrk, runWrk } from './load.mjs';
+import { CLOCK_TICKS_PER_SECOND, parseWrk, runWrk, threadCpuTicks } from './load.mjs';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const HASH_S = knob('BENCH_HASH_DURATION', 2.5);
@@ -33,10 +32,10 @@ const GRANT_S = knob('BENCH_GRANT_DURATION', 3);
 // Password grants before the passes, so that they measure a gateway that has served grants before, as one in
 // production has: a grant's code is fully optimised only after a few thousand grants. With 1 s (about 180 grants)
 // or 5 s the work outside the hash was 0.7 to 0.8 ms per grant, with 30 s 0.45 ms (bench/README.md, token-endpoint).
-// The warm-up's own rate is printed beside the goal, as what a fresh process does.
+// The rate of the warm-up's first seconds (FRESH_S) is printed beside the goal, as what a fresh process does.
 const GRANT_WARMUP_S = knob('BENCH_GRANT_WARMUP', 30);
 /** The warm-up's first seconds, measured on their own: a fresh process's password grants. */
-const FRESH_S = 3;
+const FRESH_S = Math.min(3, GRANT_WARMUP_S);
 const REFRESH_S = knob('BENCH_REFRESH_DURATION', 5);
 const CALL_S = knob('BENCH_CALL_DURATION', 4);
 const PASSES = knob('BENCH_TOKEN_PASSES', 2);
@@ -237,19 +236,7 @@ async function wrkScript({ url, script, connections, durationS, cores }) {
 
 /** CPU ticks (user + system) of the threads of `pid` that run at a nice value above 0: the gateway's hashing threads. */
 function niceThreadTicks(pid) {
-  let ticks = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // ended meanwhile
-    }
-    // After "tid (comm) ": utime, stime are fields 14 and 15, nice 19 (1-based).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[16]) > 0) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks;
+  return threadCpuTicks(pid).reduce((sum, thread) => (thread.nice > 0 ? sum + thread.ticks : sum), 0);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -290,9 +277,8 @@ export async function tokenEndpoint() {
     // grants (wrk -c4 on core 1); the ratio is taken pass by pass, since this machine's speed drifts within a minute.
     progress(`password grants for ${GRANT_WARMUP_S} s (warm-up)`);
     // Its first seconds apart: what a fresh process does, reported beside the goal.
-    const freshS = Math.min(FRESH_S, GRANT_WARMUP_S);
-    const freshGrants = await wrkScript({ url: tokenUrl, script, connections: 4, durationS: freshS, cores: CLIENT_CORE });
-    if (GRANT_WARMUP_S > freshS) await wrkScript({ url: tokenUrl, script, connections: 4, durationS: GRANT_WARMUP_S - freshS, cores: CLIENT_CORE });
+    const freshGrants = await wrkScript({ url: tokenUrl, script, connections: 4, durationS: FRESH_S, cores: CLIENT_CORE });
+    if (GRANT_WARMUP_S > FRESH_S) await wrkScript({ url: tokenUrl, script, connections: 4, durationS: GRANT_WARMUP_S - FRESH_S, cores: CLIENT_CORE });
     const hashPasses = [];
     for (let pass = 0; pass < PASSES; pass++) {
       progress(`pass ${pass + 1}: (a) verifySecret for ${HASH_S} s on core ${SERVER_CORE}, (b) password grants for ${GRANT_S} s`);
@@ -364,7 +350,7 @@ export async function tokenEndpoint() {
       '| goal | figure | target | result |',
       '|---|---:|---:|---|',
       `| password grants / the hash's own rate | ${fmt(passwordRatio, 2)}${perPass(passwordRatios)}${grantsClean ? '' : ' (errors!)'} | >= ${GOAL_PASSWORD_RATIO} | ${met(grantsClean && passwordRatio >= GOAL_PASSWORD_RATIO)} |`,
-      `| (reported) a fresh process: the warm-up's first ${Math.min(FRESH_S, GRANT_WARMUP_S)} s of grants / pass 1's hash rate | ${fmt(freshGrants.rps / hashPasses[0].hash.rate, 2)} | none | - |`,
+      `| (reported) a fresh process: the warm-up's first ${FRESH_S} s of grants / pass 1's hash rate | ${fmt(freshGrants.rps / hashPasses[0].hash.rate, 2)} | none | - |`,
       `| refresh grants per second | ${fmt(refresh.rps)}${refreshClean ? '' : ' (errors!)'} | >= ${fmt(GOAL_REFRESH_RPS)} | ${met(refreshClean && refresh.rps >= GOAL_REFRESH_RPS)} |`,
       `| protected calls beside saturated password grants / alone | ${fmt(callRatio, 2)}${perPass(callRatios)}${callsClean ? '' : ' (errors!)'} | >= ${GOAL_CALL_RATIO} | ${met(callsClean && callRatio >= GOAL_CALL_RATIO)} |`,
       '',
@@ -374,7 +360,7 @@ export async function tokenEndpoint() {
       `thread(s) at nice 10, one per core the process may use: ${hashPasses[0].hash.threads} here) back to back with as many in flight as threads, for`,
       `${HASH_S} s after a 0.5 s warm-up, while the gateway sits idle. (b): wrk with a Lua script posting the JSON password grant`,
       `(\`-c4\`, ${GRANT_S} s) right after. The two alternate, ${PASSES} pass(es), after a ${GRANT_WARMUP_S} s warm-up of (b) (${fmt(freshGrants.rps, 1)} grants/s in`,
-      `its first ${Math.min(FRESH_S, GRANT_WARMUP_S)} s): this machine's speed drifts by tens of percent within a minute, so each ratio compares figures`,
+      `its first ${FRESH_S} s): this machine's speed drifts by tens of percent within a minute, so each ratio compares figures`,
       'taken seconds apart.',
       '',
       `| pass | (a) verifications/s | ms each | (b) grants/s | p50 ms | p99 ms | not 200 / socket errors | gateway CPU in (b) | of which hashing, ms per grant | the rest, ms per grant | others on core ${SERVER_CORE} (a, b) | (b) / (a) |`,
