@@ -11,9 +11,11 @@ import { pino } from 'pino';
  *
  * Decisions (bench/README.md has the figures):
  *
- * - The lines of a batch are appended to one string and encoded once, when
- *   the batch is handed over: a Buffer per line cost an allocation, and an
- *   object that lived as long as its batch, on every protected call.
+ * - Each line is encoded into its batch's buffer as it comes, and nothing
+ *   of it outlives the call that logged it. A Buffer per line, and then one
+ *   string per batch that the lines were appended to, each kept every line
+ *   alive until its batch was written: the young generation's collections
+ *   copied them over and over (bench/README.md, the access line).
  * - sonic-boom (pino's own destination, from `pino.destination`) does the
  *   writing: the queue behind a write in progress, the retries on a full
  *   non-blocking pipe, the bound and the final synchronous flush. It runs in
@@ -65,10 +67,11 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   const sync = isRegularFile(fd);
   // A batch is a quarter of the bound at most, so a full batch is refused only when a consumer is really behind.
   const batchBytes = Math.min(FLUSH_AT_BYTES, Math.floor(maxPendingBytes / 4));
-  // sonic-boom writes a full batch at once (minLength). A smaller one, handed over by the timer or at exit, stays in
+  // sonic-boom writes a batch of half a batch or more at once (minLength: a batch is handed over once its next line
+  // might not fit, a little short of full). A smaller one, handed over by the timer or at exit, stays in
   // its buffer until flush() or flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
   // which an asynchronous write started at exit would not be.
-  const sonic = pino.destination({ dest: fd, sync, minLength: batchBytes, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
+  const sonic = pino.destination({ dest: fd, sync, minLength: Math.floor(batchBytes / 2), maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
   // In buffer mode sonic-boom's write takes a Buffer; its type declares the utf8 mode's string only.
   const writeBytes = (bytes: Buffer): boolean => (sonic.write as unknown as (data: Buffer) => boolean).call(sonic, bytes);
   let dropped = 0;
@@ -86,30 +89,43 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     writeBytes(bytes);
     return !refused;
   };
-  // The lines since the last hand-over, as one string: appending is cheap, and the batch is encoded once.
-  let batch = '';
+  // The lines since the last hand-over, encoded into the batch's own buffer as they come: each line's string dies
+  // young, where a string appended to a growing one lived (and was copied by every scavenge) until its batch went.
+  let batch = Buffer.allocUnsafe(batchBytes);
+  let used = 0;
   let batchLines = 0;
   let pending = false;
-  const handOver = (): void => {
-    if (batchLines === 0) return;
-    const text = batch;
-    const lines = batchLines;
-    batch = '';
-    batchLines = 0;
+  const handOverBytes = (bytes: Buffer, lines: number): void => {
     // The warning goes first. No room for it: the batch behind it is dropped too (and counted), so that no line
     // comes out after a gap without the warning before it; the warning is not one of the log's lines.
     const warned = unreported === 0 || accepted(Buffer.from(droppedWarning(unreported)));
     if (warned) unreported = 0;
-    if (!warned || !accepted(Buffer.from(text))) {
+    if (!warned || !accepted(bytes)) {
       dropped += lines;
       unreported += lines;
     }
     pending = true;
   };
+  const handOver = (): void => {
+    if (batchLines === 0) return;
+    const bytes = batch.subarray(0, used);
+    const lines = batchLines;
+    // sonic-boom holds on to the bytes until it has written them: the next batch gets a buffer of its own.
+    batch = Buffer.allocUnsafe(batchBytes);
+    used = 0;
+    batchLines = 0;
+    handOverBytes(bytes, lines);
+  };
   const write = (line: string): void => {
-    batch += line;
+    // A UTF-16 unit takes at most 3 bytes in UTF-8. A line that might not fit is written after a hand-over, and one
+    // that might not fit a batch at all is handed over on its own.
+    const most = line.length * 3;
+    if (used + most > batchBytes) {
+      handOver();
+      if (most > batchBytes) return handOverBytes(Buffer.from(line), 1);
+    }
+    used += batch.write(line, used);
     batchLines++;
-    if (batch.length >= batchBytes) handOver();
   };
   const flush = () => {
     handOver();

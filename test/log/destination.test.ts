@@ -73,6 +73,31 @@ describe('log destination', () => {
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
   });
 
+  it('writes lines of any size and script byte for byte, in order: multi-byte characters at batch ends, lines larger than a batch', async () => {
+    const file = join(dir, 'mixed.log');
+    const fd = openSync(file, 'w');
+    // Sizes that end batches at every offset, characters of 1 to 4 bytes in UTF-8, and lines of 30 to 300 KB among them.
+    const body = `const pieces = ['a', 'é', '€', '😀'];
+      const lines = [];
+      for (let i = 0; i < 3000; i++) {
+        const size = i % 500 === 7 ? 30000 + i * 90 : (i * 37) % 400;
+        lines.push(JSON.stringify({ n: i, msg: 'request', pad: pieces[i % 4].repeat(size) }) + '\\n');
+      }
+      const d = createLogDestination();
+      for (const line of lines) d.write(line);
+      process.stderr.write('expected ' + Buffer.byteLength(lines.join('')) + '\\n');
+      process.exit(0);`;
+    const run = await runChild(body, fd);
+    closeSync(fd);
+    expect(run.code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(Buffer.byteLength(text)).toBe(Number(/expected (\d+)/.exec(run.stderr)?.[1]));
+    const written = text.split('\n').filter(Boolean).map((entry) => JSON.parse(entry) as { n: number; pad: string });
+    expect(written.map((entry) => entry.n)).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    const pieces = ['a', 'é', '€', '😀'];
+    expect(written.every((entry) => entry.pad === (pieces[entry.n % 4] ?? '').repeat(entry.n % 500 === 7 ? 30000 + entry.n * 90 : (entry.n * 37) % 400))).toBe(true);
+  });
+
   it('writes every pending line to a pipe when the process exits right after logging', async () => {
     const run = await runChild(`const d = createLogDestination(); for (let i = 0; i < 20000; i++) d.write(JSON.stringify({ n: i, msg: 'request' }) + '\\n'); process.exit(0);`, 'pipe');
     expect(run.code).toBe(0);
