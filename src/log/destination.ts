@@ -11,11 +11,11 @@ import { pino } from 'pino';
  *
  * Decisions (bench/README.md has the figures):
  *
- * - Each line is encoded into its batch's buffer as it comes, and nothing
- *   of it outlives the call that logged it. A Buffer per line, and then one
- *   string per batch that the lines were appended to, each kept every line
- *   alive until its batch was written: the young generation's collections
- *   copied them over and over (bench/README.md, the access line).
+ * - Each line is encoded into its batch's buffer when it is logged, so its
+ *   string dies young. A Buffer per line, and then one string per batch that
+ *   the lines were appended to, kept every line alive until its batch was
+ *   written, and a scavenge copied what was alive of the batch (bench/README.md,
+ *   "Each line encoded into its batch's buffer as it comes").
  * - sonic-boom (pino's own destination, from `pino.destination`) does the
  *   writing: the queue behind a write in progress, the retries on a full
  *   non-blocking pipe, the bound and the final synchronous flush. It runs in
@@ -67,11 +67,11 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   const sync = isRegularFile(fd);
   // A batch is a quarter of the bound at most, so a full batch is refused only when a consumer is really behind.
   const batchBytes = Math.min(FLUSH_AT_BYTES, Math.floor(maxPendingBytes / 4));
-  // sonic-boom writes a batch of half a batch or more at once (minLength: a batch is handed over once its next line
-  // might not fit, a little short of full). A smaller one, handed over by the timer or at exit, stays in
-  // its buffer until flush() or flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
+  // sonic-boom starts a write once it holds a whole batch's worth (minLength): a batch is handed over once its next
+  // line might not fit, so short of full, and it waits for the next one or the timer. One handed over at exit stays in
+  // its buffer until flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
   // which an asynchronous write started at exit would not be.
-  const sonic = pino.destination({ dest: fd, sync, minLength: Math.floor(batchBytes / 2), maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
+  const sonic = pino.destination({ dest: fd, sync, minLength: batchBytes, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
   // In buffer mode sonic-boom's write takes a Buffer; its type declares the utf8 mode's string only.
   const writeBytes = (bytes: Buffer): boolean => (sonic.write as unknown as (data: Buffer) => boolean).call(sonic, bytes);
   let dropped = 0;
@@ -89,12 +89,13 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     writeBytes(bytes);
     return !refused;
   };
-  // The lines since the last hand-over, encoded into the batch's own buffer as they come: each line's string dies
-  // young, where a string appended to a growing one lived (and was copied by every scavenge) until its batch went.
+  // The lines since the last hand-over, encoded as they come (see the module comment).
   let batch = Buffer.allocUnsafe(batchBytes);
   let used = 0;
   let batchLines = 0;
-  let pending = false;
+  // Timer ticks left that ask sonic-boom to write what it holds: two after each hand-over. A flush while a write is
+  // under way does nothing, and what that write leaves behind (less than minLength) would wait for the next line.
+  let flushTicks = 0;
   const handOverBytes = (bytes: Buffer, lines: number): void => {
     // The warning goes first. No room for it: the batch behind it is dropped too (and counted), so that no line
     // comes out after a gap without the warning before it; the warning is not one of the log's lines.
@@ -104,14 +105,19 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
       dropped += lines;
       unreported += lines;
     }
-    pending = true;
+    flushTicks = 2;
   };
   const handOver = (): void => {
     if (batchLines === 0) return;
-    const bytes = batch.subarray(0, used);
     const lines = batchLines;
-    // sonic-boom holds on to the bytes until it has written them: the next batch gets a buffer of its own.
-    batch = Buffer.allocUnsafe(batchBytes);
+    // sonic-boom keeps the bytes it is given until it has written them. A batch at least half full is given as it is
+    // and the next gets a buffer of its own; a smaller one (the timer's, on a quiet gateway) is copied out. So what
+    // waits for a stalled reader takes at most twice the bytes the bound counts, not a whole buffer per small batch.
+    let bytes: Buffer;
+    if (used >= batchBytes / 2) {
+      bytes = batch.subarray(0, used);
+      batch = Buffer.allocUnsafe(batchBytes);
+    } else bytes = Buffer.from(batch.subarray(0, used));
     used = 0;
     batchLines = 0;
     handOverBytes(bytes, lines);
@@ -129,8 +135,8 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   };
   const flush = () => {
     handOver();
-    if (!pending) return;
-    pending = false;
+    if (flushTicks === 0) return;
+    flushTicks--;
     try {
       sonic.flush();
     } catch {
@@ -138,13 +144,19 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     }
   };
   setInterval(flush, FLUSH_EVERY_MS).unref();
-  const flushSync = () => {
-    handOver();
+  const writeHeldSync = () => {
     try {
       sonic.flushSync();
     } catch {
       // EAGAIN on a full pipe at exit, or a reader gone: what is left cannot be written.
     }
+  };
+  const flushSync = () => {
+    // What sonic-boom holds is written first, so that the last batch, handed over after it, stays under minLength
+    // and is written here, synchronously, not by an asynchronous write that an exit would cut short.
+    writeHeldSync();
+    handOver();
+    writeHeldSync();
   };
   const drained = (timeoutMs: number): Promise<void> => {
     if (sync) {
