@@ -93,13 +93,16 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   let batch = Buffer.allocUnsafe(batchBytes);
   let used = 0;
   let batchLines = 0;
-  // Timer ticks left that ask sonic-boom to write what it holds: two after each hand-over. A flush while a write is
-  // under way does nothing, and what that write leaves behind (less than minLength) would wait for the next line.
+  // Timer ticks left that ask sonic-boom to write what it holds: the hand-over's own and the next. A flush while a
+  // write is under way does nothing, and what that write leaves behind (less than minLength) would wait for the next
+  // line; a write that takes longer than two ticks still leaves it waiting.
   let flushTicks = 0;
-  const handOverBytes = (bytes: Buffer, lines: number): void => {
+  /** `afterWarning`: at exit, writes the warning out before the batch, so that the two cannot start a write. */
+  const handOverBytes = (bytes: Buffer, lines: number, afterWarning?: () => void): void => {
     // The warning goes first. No room for it: the batch behind it is dropped too (and counted), so that no line
     // comes out after a gap without the warning before it; the warning is not one of the log's lines.
     const warned = unreported === 0 || accepted(Buffer.from(droppedWarning(unreported)));
+    if (warned && unreported > 0) afterWarning?.();
     if (warned) unreported = 0;
     if (!warned || !accepted(bytes)) {
       dropped += lines;
@@ -107,20 +110,24 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     }
     flushTicks = 2;
   };
-  const handOver = (): void => {
+  const handOver = (afterWarning?: () => void): void => {
     if (batchLines === 0) return;
     const lines = batchLines;
     // sonic-boom keeps the bytes it is given until it has written them. A batch at least half full is given as it is
     // and the next gets a buffer of its own; a smaller one (the timer's, on a quiet gateway) is copied out. So what
     // waits for a stalled reader takes at most twice the bytes the bound counts, not a whole buffer per small batch.
+    // (Copied into memory of its own: a copy from node's shared pool would pin a pool slab.)
     let bytes: Buffer;
     if (used >= batchBytes / 2) {
       bytes = batch.subarray(0, used);
       batch = Buffer.allocUnsafe(batchBytes);
-    } else bytes = Buffer.from(batch.subarray(0, used));
+    } else {
+      bytes = Buffer.allocUnsafeSlow(used);
+      batch.copy(bytes, 0, 0, used);
+    }
     used = 0;
     batchLines = 0;
-    handOverBytes(bytes, lines);
+    handOverBytes(bytes, lines, afterWarning);
   };
   const write = (line: string): void => {
     // A UTF-16 unit takes at most 3 bytes in UTF-8. A line that might not fit is written after a hand-over, and one
@@ -140,7 +147,7 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     try {
       sonic.flush();
     } catch {
-      // flush() throws while the fd is being written already or is gone; the next tick writes it.
+      // flush() throws once the destination is destroyed; nothing is written after that.
     }
   };
   setInterval(flush, FLUSH_EVERY_MS).unref();
@@ -148,14 +155,15 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     try {
       sonic.flushSync();
     } catch {
-      // EAGAIN on a full pipe at exit, or a reader gone: what is left cannot be written.
+      // A reader gone, or a destination already destroyed: what is left cannot be written. (A full pipe is retried.)
     }
   };
   const flushSync = () => {
-    // What sonic-boom holds is written first, so that the last batch, handed over after it, stays under minLength
-    // and is written here, synchronously, not by an asynchronous write that an exit would cut short.
+    // What sonic-boom holds is written first (and a dropped-lines warning before the last batch), so that the last
+    // batch stays under minLength and is written here, synchronously, not by an asynchronous write that an exit would
+    // cut short. A write already under way to a pipe cannot be waited for here; drained() is the graceful stop's.
     writeHeldSync();
-    handOver();
+    handOver(writeHeldSync);
     writeHeldSync();
   };
   const drained = (timeoutMs: number): Promise<void> => {
