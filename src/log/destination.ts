@@ -11,11 +11,11 @@ import { pino } from 'pino';
  *
  * Decisions (bench/README.md has the figures):
  *
- * - Each line is encoded into its batch's buffer when it is logged, so its
- *   string dies young. A Buffer per line, and then one string per batch that
- *   the lines were appended to, kept every line alive until its batch was
- *   written, and a scavenge copied what was alive of the batch (bench/README.md,
- *   "Each line encoded into its batch's buffer as it comes").
+ * - The lines of a batch are appended to one string and encoded once, when
+ *   the batch is handed over: a Buffer per line cost an allocation, and an
+ *   object that lived as long as its batch, on every protected call. Encoding
+ *   each line into a buffer as it came kept nothing alive but cost more CPU
+ *   per line (bench/README.md, "A third of the string per batch").
  * - sonic-boom (pino's own destination, from `pino.destination`) does the
  *   writing: the queue behind a write in progress, the retries on a full
  *   non-blocking pipe, the bound and the final synchronous flush. It runs in
@@ -67,9 +67,12 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   const sync = isRegularFile(fd);
   // A batch is a quarter of the bound at most, so a full batch is refused only when a consumer is really behind.
   const batchBytes = Math.min(FLUSH_AT_BYTES, Math.floor(maxPendingBytes / 4));
-  // sonic-boom starts a write once it holds a whole batch's worth (minLength): a batch is handed over once its next
-  // line might not fit, so short of full, and it waits for the next one or the timer. One handed over at exit stays in
-  // its buffer until flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
+  // A batch is handed over at a third of that many UTF-16 units (at most 3 bytes each in UTF-8): it stays under
+  // sonic-boom's minLength, which then writes three or so of them at once. A short string batch is what keeps the
+  // lines alive until their batch is encoded, so a third of one also means a third of what a scavenge copies.
+  const batchChars = Math.max(1, Math.floor(batchBytes / 3));
+  // sonic-boom starts a write once it holds a whole batch's worth of bytes (minLength). A batch handed over at exit
+  // stays in its buffer until flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
   // which an asynchronous write started at exit would not be.
   const sonic = pino.destination({ dest: fd, sync, minLength: batchBytes, maxWrite: MAX_WRITE_BYTES, maxLength: maxPendingBytes, contentMode: 'buffer' });
   // In buffer mode sonic-boom's write takes a Buffer; its type declares the utf8 mode's string only.
@@ -89,9 +92,8 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     writeBytes(bytes);
     return !refused;
   };
-  // The lines since the last hand-over, encoded as they come (see the module comment).
-  let batch = Buffer.allocUnsafe(batchBytes);
-  let used = 0;
+  // The lines since the last hand-over, as one string: appending is cheap, and the batch is encoded once.
+  let batch = '';
   let batchLines = 0;
   // Timer ticks left that ask sonic-boom to write what it holds: the hand-over's own and the next. A flush while a
   // write is under way does nothing, and what that write leaves behind (less than minLength) would wait for the next
@@ -112,33 +114,16 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   };
   const handOver = (afterWarning?: () => void): void => {
     if (batchLines === 0) return;
+    const text = batch;
     const lines = batchLines;
-    // sonic-boom keeps the bytes it is given until it has written them. A batch at least half full is given as it is
-    // and the next gets a buffer of its own; a smaller one (the timer's, on a quiet gateway) is copied out. So what
-    // waits for a stalled reader takes at most twice the bytes the bound counts, not a whole buffer per small batch.
-    // (Copied into memory of its own: a copy from node's shared pool would pin a pool slab.)
-    let bytes: Buffer;
-    if (used >= batchBytes / 2) {
-      bytes = batch.subarray(0, used);
-      batch = Buffer.allocUnsafe(batchBytes);
-    } else {
-      bytes = Buffer.allocUnsafeSlow(used);
-      batch.copy(bytes, 0, 0, used);
-    }
-    used = 0;
+    batch = '';
     batchLines = 0;
-    handOverBytes(bytes, lines, afterWarning);
+    handOverBytes(Buffer.from(text), lines, afterWarning);
   };
   const write = (line: string): void => {
-    // A UTF-16 unit takes at most 3 bytes in UTF-8. A line that might not fit is written after a hand-over, and one
-    // that might not fit a batch at all is handed over on its own.
-    const most = line.length * 3;
-    if (used + most > batchBytes) {
-      handOver();
-      if (most > batchBytes) return handOverBytes(Buffer.from(line), 1);
-    }
-    used += batch.write(line, used);
+    batch += line;
     batchLines++;
+    if (batch.length >= batchChars) handOver();
   };
   const flush = () => {
     handOver();
