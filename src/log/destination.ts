@@ -67,10 +67,12 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   const sync = isRegularFile(fd);
   // A batch is a quarter of the bound at most, so a full batch is refused only when a consumer is really behind.
   const batchBytes = Math.min(FLUSH_AT_BYTES, Math.floor(maxPendingBytes / 4));
-  // A batch is handed over at a third of that many UTF-16 units (at most 3 bytes each in UTF-8): it stays under
-  // sonic-boom's minLength, which then writes three or so of them at once. A short string batch is what keeps the
-  // lines alive until their batch is encoded, so a third of one also means a third of what a scavenge copies.
-  const batchChars = Math.max(1, Math.floor(batchBytes / 3));
+  // A batch is handed over at a third of that many UTF-16 units (at most 3 bytes each in UTF-8), less room for the
+  // dropped-lines warning that may go before it: the two stay under sonic-boom's minLength, which then writes three
+  // or so batches at once. A string batch keeps its lines alive until it is encoded, so a third of one also means a
+  // third of what a scavenge copies.
+  const warningRoom = Buffer.byteLength(droppedWarning(Number.MAX_SAFE_INTEGER));
+  const batchChars = Math.max(1, Math.floor((batchBytes - warningRoom) / 3));
   // sonic-boom starts a write once it holds a whole batch's worth of bytes (minLength). A batch handed over at exit
   // stays in its buffer until flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
   // which an asynchronous write started at exit would not be.
@@ -99,26 +101,21 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   // write is under way does nothing, and what that write leaves behind (less than minLength) would wait for the next
   // line; a write that takes longer than two ticks still leaves it waiting.
   let flushTicks = 0;
-  /** `afterWarning`: at exit, writes the warning out before the batch, so that the two cannot start a write. */
-  const handOverBytes = (bytes: Buffer, lines: number, afterWarning?: () => void): void => {
-    // The warning goes first. No room for it: the batch behind it is dropped too (and counted), so that no line
-    // comes out after a gap without the warning before it; the warning is not one of the log's lines.
-    const warned = unreported === 0 || accepted(Buffer.from(droppedWarning(unreported)));
-    if (warned && unreported > 0) afterWarning?.();
-    if (warned) unreported = 0;
-    if (!warned || !accepted(bytes)) {
-      dropped += lines;
-      unreported += lines;
-    }
-    flushTicks = 2;
-  };
-  const handOver = (afterWarning?: () => void): void => {
+  const handOver = (): void => {
     if (batchLines === 0) return;
     const text = batch;
     const lines = batchLines;
     batch = '';
     batchLines = 0;
-    handOverBytes(Buffer.from(text), lines, afterWarning);
+    // The warning goes first. No room for it: the batch behind it is dropped too (and counted), so that no line
+    // comes out after a gap without the warning before it; the warning is not one of the log's lines.
+    const warned = unreported === 0 || accepted(Buffer.from(droppedWarning(unreported)));
+    if (warned) unreported = 0;
+    if (!warned || !accepted(Buffer.from(text))) {
+      dropped += lines;
+      unreported += lines;
+    }
+    flushTicks = 2;
   };
   const write = (line: string): void => {
     batch += line;
@@ -144,11 +141,11 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     }
   };
   const flushSync = () => {
-    // What sonic-boom holds is written first (and a dropped-lines warning before the last batch), so that the last
-    // batch stays under minLength and is written here, synchronously, not by an asynchronous write that an exit would
-    // cut short. A write already under way to a pipe cannot be waited for here; drained() is the graceful stop's.
+    // What sonic-boom holds is written first, so that the last batch (and a warning before it) stays under minLength
+    // and is written here, synchronously, not by an asynchronous write that an exit would cut short. A write already
+    // under way to a pipe cannot be waited for here; drained() is the graceful stop's.
     writeHeldSync();
-    handOver(writeHeldSync);
+    handOver();
     writeHeldSync();
   };
   const drained = (timeoutMs: number): Promise<void> => {

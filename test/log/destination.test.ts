@@ -81,24 +81,24 @@ describe('log destination', () => {
     const sizeOf = (i: number) => (i % 500 === 7 ? 25_000 : i % 250 === 100 ? 10_000 : (i * 37) % 300);
     const pieceOf = (i: number) => pieces[(i % 500 === 7 ? Math.floor(i / 500) : i) % 4] ?? '';
     const lines = Array.from({ length: 2000 }, (_, i) => `${JSON.stringify({ n: i, msg: 'request', pad: pieceOf(i).repeat(sizeOf(i)) })}\n`);
-    const script = (linesFile: string) =>
-      `const lines = JSON.parse((await import('node:fs')).readFileSync(${JSON.stringify(linesFile)}, 'utf8')); const d = createLogDestination(); for (const line of lines) d.write(line); process.exit(0);`;
-
-    it('to a regular file', async () => {
+    let script = '';
+    beforeAll(() => {
       const linesFile = join(dir, 'lines.json');
       writeFileSync(linesFile, JSON.stringify(lines));
+      script = `const lines = JSON.parse((await import('node:fs')).readFileSync(${JSON.stringify(linesFile)}, 'utf8')); const d = createLogDestination(); for (const line of lines) d.write(line); process.exit(0);`;
+    });
+
+    it('to a regular file', async () => {
       const file = join(dir, 'mixed.log');
       const fd = openSync(file, 'w');
-      const run = await runChild(script(linesFile), fd);
+      const run = await runChild(script, fd);
       closeSync(fd);
       expect(run.code).toBe(0);
       expect(readFileSync(file).equals(Buffer.from(lines.join('')))).toBe(true);
     });
 
     it('to a pipe', async () => {
-      const linesFile = join(dir, 'lines.json');
-      writeFileSync(linesFile, JSON.stringify(lines));
-      const run = await runChild(script(linesFile), 'pipe');
+      const run = await runChild(script, 'pipe');
       expect(run.code).toBe(0);
       expect(run.stdout === lines.join('')).toBe(true);
     });
