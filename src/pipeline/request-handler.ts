@@ -53,11 +53,22 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
       finished = res.writableFinished;
       settled();
     });
-    // One derived promise per request: the failure is rendered (or, failing that, the connection cut) before settling.
-    dispatch(ctx, exchange, routes, servedRoutes).then(settled, (error: unknown) => {
+    // The failure is rendered (or, failing that, the connection cut) before settling.
+    const failed = (error: unknown) => {
       renderFailure(ctx, exchange, error);
       settled();
-    });
+    };
+    // A phase refuses by throwing while the phases run synchronously, by rejecting once one has waited (phases.ts).
+    let served: Promise<void>;
+    try {
+      served = dispatch(ctx, exchange, routes, servedRoutes);
+    } catch (error) {
+      // Rendered a microtask later, not now: node emits the request before its parser has seen the end of it, and
+      // the renderer closes the connection of a request that is not complete (render-error.ts).
+      served = Promise.reject(error);
+    }
+    // One derived promise per request.
+    served.then(settled, failed);
   };
 }
 
@@ -88,7 +99,8 @@ function pathOf(url: string | undefined): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
-async function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTable, servedRoutes: ReadonlyMap<CompiledRoute, Served>): Promise<void> {
+/** What serves the request, run through the phases; a refusal found before any of them waited is thrown. */
+function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTable, servedRoutes: ReadonlyMap<CompiledRoute, Served>): Promise<void> {
   if (!exchange.path) throw new GatewayError('MALFORMED_REQUEST', { detail: 'request target is not a path' });
   const endpoint = ENDPOINTS.get(exchange.path);
   if (endpoint) return runPhases(ctx, exchange, endpoint, exchange.path);
