@@ -28,4 +28,10 @@ describe('whenKnown', () => {
       }),
     ).toThrow('refused');
   });
+
+  it('hands its argument to the step, known value or promise', async () => {
+    const scaled = (n: number, factor: number) => n * factor;
+    expect(whenKnown(2, scaled, 7)).toBe(14);
+    expect(await whenKnown(Promise.resolve(3), scaled, 7)).toBe(21);
+  });
 });

@@ -6,6 +6,7 @@ import type { Forwarder } from '../proxy/forward.js';
 import type { CompiledRoute } from '../proxy/routes.js';
 import { whenKnown, type MaybePromise } from '../maybe-promise.js';
 import type { AccessTokenClaims } from '../tokens/access-token.js';
+import type { CallerIdentity } from './policy-phase.js';
 import type { Served } from './served.js';
 
 /**
@@ -27,23 +28,32 @@ export function servedRoute(route: CompiledRoute, forwarder: Forwarder): Served<
     oauthErrors: false,
     bodyLimit: (limits) => limits.body_size,
     policies: (set) => set.forRoute(route.path),
-    caller: (_ctx, _exchange, authenticated) => ({
-      clientId: () => claimOf(authenticated(), 'client_id'),
-      user: () => claimOf(authenticated(), 'sub'),
-    }),
+    caller: (_ctx, _exchange, authenticated) => new BearerCaller(authenticated),
     authenticate: authenticateCaller,
     serve: (ctx, exchange) => forward(ctx, exchange, route, forwarder),
   };
 }
 
-/** One claim of the caller's token, synchronously when the token was verified before. */
-const claimOf = (claims: MaybePromise<AccessTokenClaims>, name: 'client_id' | 'sub'): MaybePromise<string> => whenKnown(claims, (known) => known[name]);
+/** A route's caller, for its policies: the claims of the Bearer token, verified when first asked for. */
+class BearerCaller implements CallerIdentity {
+  constructor(private readonly authenticated: () => MaybePromise<AccessTokenClaims>) {}
 
-function authenticateCaller(ctx: GatewayContext, exchange: Exchange): MaybePromise<AccessTokenClaims> {
-  return whenKnown(authenticateBearer(ctx, exchange.req), (claims) => recordCaller(exchange, claims));
+  clientId(): MaybePromise<string> {
+    return whenKnown(this.authenticated(), claimOf, 'client_id' as const);
+  }
+
+  user(): MaybePromise<string> {
+    return whenKnown(this.authenticated(), claimOf, 'sub' as const);
+  }
 }
 
-function recordCaller(exchange: Exchange, claims: AccessTokenClaims): AccessTokenClaims {
+const claimOf = (claims: AccessTokenClaims, name: 'client_id' | 'sub'): string => claims[name];
+
+function authenticateCaller(ctx: GatewayContext, exchange: Exchange): MaybePromise<AccessTokenClaims> {
+  return whenKnown(authenticateBearer(ctx, exchange.req), recordCaller, exchange);
+}
+
+function recordCaller(claims: AccessTokenClaims, exchange: Exchange): AccessTokenClaims {
   exchange.clientId = claims.client_id;
   return claims;
 }

@@ -45,7 +45,10 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
       // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
       const unit = Math.floor(now / unitMs);
       const slot = Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
-      return whenKnown(windows.admit(caller, `${unit}.${slot}`), (inWindow): MaybePromise<Verdict> => {
+      const admitted = windows.admit(caller, `${unit}.${slot}`);
+      // The usual answer (in memory, within the window) goes without the closure below.
+      if (admitted === true && !explain) return undefined;
+      return whenKnown(admitted, (inWindow): MaybePromise<Verdict> => {
         if (inWindow) {
           explain?.(`counted as ${caller}: its window of ${formatMs(windowMs)} (${text}) admits ${perWindow} and had room`);
           return undefined;
@@ -60,7 +63,7 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
     };
 
     // Synchronous while the caller is known and the counters answer at once (in memory): no promise per request.
-    return (request, explain) => whenKnown(callerOf(request, settings), (caller) => judge(caller, explain));
+    return (request, explain) => whenKnown(callerOf(request, settings), judge, explain);
   },
 };
 
@@ -80,7 +83,8 @@ function callerOf(request: PolicyRequest, settings: SpikeArrestSettings): MaybeP
   if (settings.identifier === 'client_id') id = request.clientId();
   else if (settings.identifier === 'user') id = request.user();
   else id = request.req.headersDistinct[settings.header ?? '']?.[0];
-  return whenKnown(id, (known) => counterKey(request, settings, known));
+  // The usual caller, known at once: no closure for the promise's case.
+  return id instanceof Promise ? id.then((known) => counterKey(request, settings, known)) : counterKey(request, settings, id);
 }
 
 function counterKey(request: PolicyRequest, { identifier }: SpikeArrestSettings, id: string | undefined): string {
