@@ -40,12 +40,25 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
       const nextWindowAt = unit * unitMs + Math.ceil(((slot + 1) * unitMs) / windowsPerUnit);
       return arrested(settings, Math.max(1, Math.ceil((nextWindowAt - now) / 1000)));
     };
+    // The current window's name, made once per window: its requests share one string, which the memory counter
+    // then compares by identity, where a string per request was built, flattened and compared character by character.
+    let namedUnit = Number.NaN;
+    let namedSlot = Number.NaN;
+    let windowName = '';
+    const nameOf = (unit: number, slot: number): string => {
+      if (unit !== namedUnit || slot !== namedSlot) {
+        namedUnit = unit;
+        namedSlot = slot;
+        windowName = `${unit}.${slot}`;
+      }
+      return windowName;
+    };
     const judge = (caller: string, explain: Explain | undefined): MaybePromise<Verdict> => {
       const now = clock.now();
       // Window `slot` of unit `unit`: whole-number arithmetic, exact for any rate (30ps has windows of 33.3 ms).
       const unit = Math.floor(now / unitMs);
       const slot = Math.floor(((now - unit * unitMs) * windowsPerUnit) / unitMs);
-      const admitted = windows.admit(caller, `${unit}.${slot}`);
+      const admitted = windows.admit(caller, nameOf(unit, slot));
       // The usual answer (in memory, within the window) goes without the closure below.
       if (admitted === true && !explain) return undefined;
       return whenKnown(admitted, (inWindow): MaybePromise<Verdict> => {
