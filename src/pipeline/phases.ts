@@ -29,10 +29,11 @@ import type { Served } from './served.js';
  *
  * The promise returned is the one serving returns whenever the phases before
  * it answered at once, as they do for a protected call with a Bearer token
- * verified before: no promise of our own, no microtask turn. Written as one
- * async function, the phases cost a protected call an async frame, a promise
- * and an await's reaction, about 1.4 KB of its allocation (bench/README.md,
- * "What changed").
+ * verified before: no promise of our own, no microtask turn. Written as an
+ * async function called by another (the request handler's dispatch), the
+ * phases cost a protected call two async frames and their promises, an
+ * await's reaction and a promise resolved with a promise: about 0.7 KB of its
+ * allocation (bench/README.md, "The allocation sites, trimmed").
  */
 export function runPhases<A>(ctx: GatewayContext, exchange: Exchange, served: Served<A>, routingPath: string): Promise<void> {
   exchange.route = served.name;

@@ -32,7 +32,7 @@ export interface Served<Authenticated = unknown> {
    * token verified before.
    */
   authenticate(ctx: GatewayContext, exchange: Exchange): MaybePromise<Authenticated>;
-  /** The work: issue, revoke, publish, answer a probe, forward. */
+  /** The work: issue, revoke, publish, answer a probe, forward. Always a promise: the phases hand it back as it is. */
   serve(ctx: GatewayContext, exchange: Exchange, authenticated: Authenticated): Promise<void>;
 }
 

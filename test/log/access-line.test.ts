@@ -40,7 +40,10 @@ const accessLineOf = (text: fc.Arbitrary<string>): fc.Arbitrary<AccessLine> => {
     detail: optional,
   });
 };
-const accessLine = fc.oneof(accessLineOf(wellFormedText), accessLineOf(anyUnitText));
+// Printable ASCII, the usual field: strings with nothing to escape are quoted without JSON.stringify, so they get their
+// own share of the runs ('binary' strings of more than a character nearly always hold something to escape).
+const asciiText = fc.string({ unit: 'binary-ascii', maxLength: 150 });
+const accessLine = fc.oneof(accessLineOf(wellFormedText), accessLineOf(anyUnitText), accessLineOf(asciiText));
 
 describe('writeAccessLine', () => {
   it("writes the line pino's info(fields, 'request') writes: byte for byte for well-formed strings, the same value for any", () => {
@@ -73,6 +76,31 @@ describe('writeAccessLine', () => {
     // Both kinds were tried.
     expect(wellFormed).toBeGreaterThan(50);
     expect(lone).toBeGreaterThan(50);
+  });
+
+  it.each([
+    ['U+001F', '\u001f'],
+    ['a space', ' '],
+    ['U+007F', '\u007f'],
+    ['a quote', '"'],
+    ['a backslash', '\\'],
+    ['U+D7FF', '\ud7ff'],
+    ['U+E000', '\ue000'],
+    ['U+2028', '\u2028'],
+    ['a surrogate pair', '\ud83d\ude00'],
+  ])("writes a string holding %s as pino's line does", (_name, char) => {
+    const { written, logger } = capturing();
+    const line: AccessLine = { requestId: `id${char}`, method: 'GET', path: `/a${char}b`, route: undefined, status: 200, latencyMs: 1, clientId: char, errorCode: undefined, policy: undefined, detail: undefined };
+    writeAccessLine(logger, line);
+    logger.info({ ...line }, 'request');
+    expect(withoutTime(written[0]!)).toBe(withoutTime(written[1]!));
+  });
+
+  it.each([['U+D800', '\ud800'], ['U+DFFF', '\udfff']])('escapes a lone surrogate (%s), so the line parses back to the value', (_name, char) => {
+    const { written, logger } = capturing();
+    writeAccessLine(logger, { requestId: 'r', method: 'GET', path: `/a${char}b`, route: undefined, status: 200, latencyMs: 1, clientId: undefined, errorCode: undefined, policy: undefined, detail: undefined });
+    expect(written[0]).toContain(`/a\\u${char.charCodeAt(0).toString(16)}b`);
+    expect((JSON.parse(written[0]!) as { path: string }).path).toBe(`/a${char}b`);
   });
 
   it('leaves out the fields that are undefined, as pino does, and keeps the logger bindings and the time', () => {

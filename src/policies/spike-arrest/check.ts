@@ -41,7 +41,8 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
       return arrested(settings, Math.max(1, Math.ceil((nextWindowAt - now) / 1000)));
     };
     // The current window's name, made once per window: its requests share one string, which the memory counter
-    // then compares by identity, where a string per request was built, flattened and compared character by character.
+    // finds equal to the one it holds at once (the same string), where a string per request was built, flattened and
+    // compared character by character.
     let namedUnit = Number.NaN;
     let namedSlot = Number.NaN;
     let windowName = '';

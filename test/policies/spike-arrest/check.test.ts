@@ -54,6 +54,17 @@ describe('spike-arrest check (SPEC 5.8)', () => {
     expect(await outcome(check)).toBe('retry after 45');
   });
 
+  it('counts a window afresh when the clock steps back into it, as for any window it moves to', async () => {
+    const { clock, check } = compile({ rate: '10ps' });
+    expect(await outcome(check)).toBe('pass'); // window 0, full now
+    clock.advance(100);
+    expect(await outcome(check)).toBe('pass'); // window 1
+    clock.advance(-100);
+    // The memory counter holds only the current window: back in window 0, it starts from nothing.
+    expect(await outcome(check)).toBe('pass');
+    expect(await outcome(check)).toBe('retry after 1');
+  });
+
   it('does not let refused requests consume later windows', async () => {
     const { clock, check } = compile({ rate: '10ps' });
     await outcome(check);
