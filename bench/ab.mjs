@@ -1,6 +1,7 @@
 // A/B of gateway builds or settings: the gateway as shipped (protected-call.mjs's full pipeline, access log to a file
 // in the temp dir, or to a pipe), one process per variant, all on core 0 and frozen but for the one driven, wrk and the nginx
-// upstream on core 1; passes interleaved, each variant thawed, given 500 ms and 2 s of unmeasured load, then measured.
+// upstream on core 1; passes interleaved (each pass starting one variant further on), each variant thawed, given
+// 500 ms and 2 s of unmeasured load, then measured.
 // Prints req/s, server CPU per request and wrk's p99 / p99.9 per pass, then medians. Writes no result file: what it
 // compares is whatever you built. Its temp dir goes at the end (BENCH_AB_KEEP=1 keeps it and prints where).
 // Bounded: BENCH_AB_PASSES x variants x (BENCH_AB_DURATION + 2.5) s after a 6 s
@@ -104,7 +105,8 @@ export async function ab(args) {
     for (const gateway of gateways) gateway.server.freeze();
     for (const gateway of gateways) await gateway.server.alone(() => drive(gateway, 6));
     for (let pass = 0; pass < PASSES; pass++) {
-      for (const gateway of gateways) {
+      // Each pass starts one variant further on, so that no variant always runs first or last after the others.
+      for (const gateway of gateways.map((_, i) => gateways[(i + pass) % gateways.length])) {
         const run = await gateway.server.alone(async () => {
           await drive(gateway, 2);
           const before = threadTicks(gateway.server.pid);
