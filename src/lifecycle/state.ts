@@ -59,7 +59,9 @@ export async function buildState(config: GatewayConfig, clock: Clock, logger: Lo
     keeper
       .sync()
       .then(() => keeper.announce())
-      .catch((error: unknown) => logger.error({ err: error }, 'could not load the key ring from the store; will retry'));
+      // A reconnection in the middle of a failover can find the store away again (a Redis Cluster master still
+      // down): the keeper's heartbeat loads the ring again, so this is a warning, as the store's own resync is.
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not load the key ring from the store; will retry'));
   });
   if (config.store.kind === 'memory') await keeper.sync();
   return {
