@@ -105,7 +105,7 @@ export async function ab(args) {
     for (const gateway of gateways) gateway.server.freeze();
     for (const gateway of gateways) await gateway.server.alone(() => drive(gateway, 6));
     for (let pass = 0; pass < PASSES; pass++) {
-      // Each pass starts one variant further on, so that no variant always runs first or last after the others.
+      // Each pass starts one variant further on, so that each variant runs first in turn (the cyclic order stays).
       for (const gateway of gateways.map((_, i) => gateways[(i + pass) % gateways.length])) {
         const run = await gateway.server.alone(async () => {
           await drive(gateway, 2);
