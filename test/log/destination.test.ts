@@ -146,6 +146,41 @@ describe('log destination', () => {
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
   });
 
+  it('writes what came during a long write to a slow reader once that write is done, though no line follows', async () => {
+    // A real FIFO whose reader starts 500 ms late: 100 KB of lines fill it and leave a write waiting; a few lines more
+    // come meanwhile, fewer than a batch. Then the gateway is quiet and is killed (no exit flush): every line must
+    // have gone out on the timer after the long write, not waited for a next line that never came.
+    const fifo = join(dir, 'quiet.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const readFd = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    const writeFd = openSync(fifo, fsConstants.O_WRONLY);
+    const body = `
+      process.stdout;
+      const d = createLogDestination();
+      const line = (i) => JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(170) }) + '\\n';
+      for (let i = 0; i < 500; i++) d.write(line(i));
+      await new Promise((next) => setTimeout(next, 50));
+      for (let i = 500; i < 510; i++) d.write(line(i));
+      process.stderr.write('logged\\n');
+      await new Promise((next) => setTimeout(next, 2000));
+      process.kill(process.pid, 'SIGKILL');`;
+    const reader = new Socket({ fd: readFd, readable: true, writable: false });
+    reader.pause();
+    let out = '';
+    reader.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const ended = new Promise<void>((resolveEnd) => reader.once('end', () => resolveEnd()));
+    let late: NodeJS.Timeout | undefined;
+    const run = runChild(body, writeFd, { onSaid: { text: 'logged', then: () => (late ??= setTimeout(() => reader.resume(), 500)) } });
+    closeSync(writeFd);
+    const { code } = await run;
+    reader.resume();
+    await ended;
+    expect(code).toBe(null); // killed: nothing was written at exit
+    const written = numbersIn(out);
+    expect(written).toHaveLength(510);
+    expect(written.every((entry, i) => entry.n === i)).toBe(true);
+  });
+
   it('waits for a reader that is behind at most as long as asked (drained), and keeps every line for a drain once it reads', async () => {
     // As the gateway stops: drained with a bound, then the exit. Here the first wait gives up (nobody reads), the
     // reader resumes, and a second wait sees the batch under way through before the exit writes the rest.
