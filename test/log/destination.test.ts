@@ -53,6 +53,32 @@ const numbersIn = (text: string) =>
     .filter(Boolean)
     .map((entry) => JSON.parse(entry) as { n?: number; dropped?: number; msg: string });
 
+/**
+ * A real FIFO (64 KiB in the kernel) in `dir` whose reader holds off until `read()`: the write end is for the child's
+ * standard output (close it here once the child has it), `lines()` what the reader got until the writer closed.
+ */
+function fifoWithIdleReader(dir: string, name: string) {
+  const fifo = join(dir, name);
+  execFileSync('mkfifo', [fifo]);
+  const readFd = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  const writeFd = openSync(fifo, fsConstants.O_WRONLY);
+  const reader = new Socket({ fd: readFd, readable: true, writable: false });
+  reader.pause();
+  let out = '';
+  reader.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const ended = new Promise<void>((resolveEnd) => reader.once('end', () => resolveEnd()));
+  return {
+    writeFd,
+    read: () => reader.resume(),
+    /** Reads to the end (the writer gone) and parses what came. */
+    lines: async () => {
+      reader.resume();
+      await ended;
+      return numbersIn(out);
+    },
+  };
+}
+
 describe('log destination', () => {
   let dir: string;
   beforeAll(async () => {
@@ -116,10 +142,7 @@ describe('log destination', () => {
     // A real FIFO (64 KiB in the kernel), its reader idle until the child is exiting: 50 KB go out on the 100 ms
     // timer, then 30 KB are logged and the process exits at once. The last lines must be written at exit, waiting for
     // the reader, not left to an asynchronous write the exit cuts short.
-    const fifo = join(dir, 'exit.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const readFd = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-    const writeFd = openSync(fifo, fsConstants.O_WRONLY);
+    const fifo = fifoWithIdleReader(dir, 'exit.fifo');
     const body = `
       process.stdout; // as the CLI does: a pipe on standard output becomes non-blocking
       const d = createLogDestination();
@@ -129,19 +152,12 @@ describe('log destination', () => {
       for (let i = 250; i < 400; i++) d.write(line(i));
       process.stderr.write('written\\n');
       process.exit(0);`;
-    const reader = new Socket({ fd: readFd, readable: true, writable: false });
-    reader.pause();
-    let out = '';
-    reader.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const ended = new Promise<void>((resolveEnd) => reader.once('end', () => resolveEnd()));
     // The reader starts once the child has logged everything and is exiting.
-    const run = runChild(body, writeFd, { onSaid: { text: 'written', then: () => reader.resume() } });
-    closeSync(writeFd);
+    const run = runChild(body, fifo.writeFd, { onSaid: { text: 'written', then: fifo.read } });
+    closeSync(fifo.writeFd);
     const { code } = await run;
-    reader.resume();
-    await ended;
+    const written = await fifo.lines();
     expect(code).toBe(0);
-    const written = numbersIn(out);
     expect(written).toHaveLength(400);
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
   });
@@ -150,10 +166,7 @@ describe('log destination', () => {
     // A real FIFO whose reader starts 500 ms late: 100 KB of lines fill it and leave a write waiting; a few lines more
     // come meanwhile, fewer than a batch. Then the gateway is quiet and is killed (no exit flush): every line must
     // have gone out on the timer after the long write, not waited for a next line that never came.
-    const fifo = join(dir, 'quiet.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const readFd = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
-    const writeFd = openSync(fifo, fsConstants.O_WRONLY);
+    const fifo = fifoWithIdleReader(dir, 'quiet.fifo');
     const body = `
       process.stdout;
       const d = createLogDestination();
@@ -164,19 +177,12 @@ describe('log destination', () => {
       process.stderr.write('logged\\n');
       await new Promise((next) => setTimeout(next, 2000));
       process.kill(process.pid, 'SIGKILL');`;
-    const reader = new Socket({ fd: readFd, readable: true, writable: false });
-    reader.pause();
-    let out = '';
-    reader.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const ended = new Promise<void>((resolveEnd) => reader.once('end', () => resolveEnd()));
     let late: NodeJS.Timeout | undefined;
-    const run = runChild(body, writeFd, { onSaid: { text: 'logged', then: () => (late ??= setTimeout(() => reader.resume(), 500)) } });
-    closeSync(writeFd);
+    const run = runChild(body, fifo.writeFd, { onSaid: { text: 'logged', then: () => (late ??= setTimeout(fifo.read, 500)) } });
+    closeSync(fifo.writeFd);
     const { code } = await run;
-    reader.resume();
-    await ended;
+    const written = await fifo.lines();
     expect(code).toBe(null); // killed: nothing was written at exit
-    const written = numbersIn(out);
     expect(written).toHaveLength(510);
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
   });
