@@ -165,7 +165,7 @@ describe('log destination', () => {
   it('writes what came during a long write to a slow reader once that write is done, though no line follows', async () => {
     // A real FIFO whose reader starts 500 ms late: 100 KB of lines fill it and leave a write waiting; a few lines more
     // come meanwhile, fewer than a batch. Then the gateway is quiet and is killed (no exit flush): every line must
-    // have gone out on the timer after the long write, not waited for a next line that never came.
+    // have gone out once the reader read, not waited for a next line that never came.
     const fifo = fifoWithIdleReader(dir, 'quiet.fifo');
     const body = `
       process.stdout;
