@@ -43,13 +43,12 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
     // The current window's name, made once per window: its requests share one string, which the memory counter
     // finds equal to the one it holds at once (the same string), where a string per request was built, flattened and
     // compared character by character.
-    let namedUnit = Number.NaN;
-    let namedSlot = Number.NaN;
+    let namedWindow = Number.NaN;
     let windowName = '';
     const nameOf = (unit: number, slot: number): string => {
-      if (unit !== namedUnit || slot !== namedSlot) {
-        namedUnit = unit;
-        namedSlot = slot;
+      const window = unit * windowsPerUnit + slot; // slot < windowsPerUnit: one number per window
+      if (window !== namedWindow) {
+        namedWindow = window;
         windowName = `${unit}.${slot}`;
       }
       return windowName;
@@ -76,8 +75,9 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
       });
     };
 
+    const keyOf = (id: string | undefined, request: PolicyRequest): string => counterKey(request, settings, id);
     // Synchronous while the caller is known and the counters answer at once (in memory): no promise per request.
-    return (request, explain) => whenKnown(callerOf(request, settings), judge, explain);
+    return (request, explain) => whenKnown(callerOf(request, settings, keyOf), judge, explain);
   },
 };
 
@@ -90,15 +90,14 @@ const arrested = ({ name, rate }: SpikeArrestSettings, retryAfterSeconds: number
 });
 
 /** The counter key of a caller: typed, so that a user named like an address never shares its counter. */
-function callerOf(request: PolicyRequest, settings: SpikeArrestSettings): MaybePromise<string> {
+function callerOf(request: PolicyRequest, settings: SpikeArrestSettings, keyOf: (id: string | undefined, request: PolicyRequest) => string): MaybePromise<string> {
   // One counter for the policy: nothing about the caller is looked at (no token verified, no header read).
   if (settings.identifier === 'all') return 'all';
   let id: MaybePromise<string | undefined>;
   if (settings.identifier === 'client_id') id = request.clientId();
   else if (settings.identifier === 'user') id = request.user();
   else id = request.req.headersDistinct[settings.header ?? '']?.[0];
-  // The usual caller, known at once: no closure for the promise's case.
-  return id instanceof Promise ? id.then((known) => counterKey(request, settings, known)) : counterKey(request, settings, id);
+  return whenKnown(id, keyOf, request);
 }
 
 function counterKey(request: PolicyRequest, { identifier }: SpikeArrestSettings, id: string | undefined): string {
