@@ -53,6 +53,12 @@ const numbersIn = (text: string) =>
     .filter(Boolean)
     .map((entry) => JSON.parse(entry) as { n?: number; dropped?: number; msg: string });
 
+/** A child script's opening: a destination on a piped standard output, and numbered lines of about 200 bytes. */
+const PIPED_LINES = `
+  process.stdout; // as the CLI does: a pipe on standard output becomes non-blocking
+  const d = createLogDestination();
+  const line = (i) => JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(170) }) + '\\n';`;
+
 /**
  * A real FIFO (64 KiB in the kernel) in `dir` whose reader holds off until `read()`: the write end is for the child's
  * standard output (close it here once the child has it), `lines()` what the reader got until the writer closed.
@@ -143,10 +149,7 @@ describe('log destination', () => {
     // timer, then 30 KB are logged and the process exits at once. The last lines must be written at exit, waiting for
     // the reader, not left to an asynchronous write the exit cuts short.
     const fifo = fifoWithIdleReader(dir, 'exit.fifo');
-    const body = `
-      process.stdout; // as the CLI does: a pipe on standard output becomes non-blocking
-      const d = createLogDestination();
-      const line = (i) => JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(170) }) + '\\n';
+    const body = `${PIPED_LINES}
       for (let i = 0; i < 250; i++) d.write(line(i));
       await new Promise((next) => setTimeout(next, 400));
       for (let i = 250; i < 400; i++) d.write(line(i));
@@ -167,10 +170,7 @@ describe('log destination', () => {
     // come meanwhile, fewer than a batch. Then the gateway is quiet and is killed (no exit flush): every line must
     // have gone out once the reader read, not waited for a next line that never came.
     const fifo = fifoWithIdleReader(dir, 'quiet.fifo');
-    const body = `
-      process.stdout;
-      const d = createLogDestination();
-      const line = (i) => JSON.stringify({ n: i, msg: 'request', pad: 'x'.repeat(170) }) + '\\n';
+    const body = `${PIPED_LINES}
       for (let i = 0; i < 500; i++) d.write(line(i));
       await new Promise((next) => setTimeout(next, 50));
       for (let i = 500; i < 510; i++) d.write(line(i));
