@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
-import type { MediaFormat } from './negotiate.js';
 import type { RequestBody } from './request-body.js';
 
 /** One request as it moves through the gateway; what the access log reports about it. */
@@ -9,7 +8,6 @@ export interface Exchange {
   readonly res: ServerResponse;
   readonly requestId: string;
   readonly path: string;
-  readonly format: MediaFormat;
   readonly startedAt: bigint;
   /** The socket peer or, across trusted proxies, the X-Forwarded-For client; worked out once, on first use. */
   clientAddress(): string;

@@ -1,5 +1,6 @@
 import type { GatewayContext } from '../context.js';
 import type { Exchange } from '../http/exchange.js';
+import { preferredFormat } from '../http/negotiate.js';
 import { sendRecord } from '../http/respond.js';
 import type { RefreshTokenRecord, RefreshTokenRef } from '../store/types.js';
 import type { AccessTokenSubject } from '../tokens/access-token.js';
@@ -67,5 +68,5 @@ export function sendTokenResponse(exchange: Exchange, pair: TokenPair): void {
     access_token: pair.accessToken,
     refresh_token: pair.refreshToken,
   };
-  sendRecord(exchange.res, 200, body, { format: exchange.format, xmlRoot: 'TokenResponse' }, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+  sendRecord(exchange.res, 200, body, { format: preferredFormat(exchange.req), xmlRoot: 'TokenResponse' }, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 }

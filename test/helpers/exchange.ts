@@ -17,10 +17,14 @@ export function fakeExchange(options: { url?: string; headers?: Record<string, s
     res: recordingResponse(),
     requestId: 'test-request',
     path: (options.url ?? '/').split('?')[0]!,
-    format: 'json',
     startedAt: process.hrtime.bigint(),
     clientAddress: () => options.clientAddress ?? '198.51.100.7',
     body: new RequestBody(req, 16_384),
+    clientId: undefined,
+    route: undefined,
+    error: undefined,
+    forwardedAt: undefined,
+    upstreamRespondedAt: undefined,
   };
 }
 

@@ -2,6 +2,7 @@ import type { AppAccount } from '../../accounts/schema.js';
 import { REVOKE_PATH } from '../../config/paths.js';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { preferredFormat } from '../../http/negotiate.js';
 import { sendRecord } from '../../http/respond.js';
 import type { RevokedTokenType } from '../../telemetry/metrics.js';
 import { authenticateClient, readClientCredentials } from '../client-credentials.js';
@@ -46,7 +47,7 @@ export const revokeEndpoint: Endpoint<{ readonly client: AppAccount; readonly to
       exchange.res,
       200,
       { success: true, requestId: exchange.requestId },
-      { format: exchange.format, xmlRoot: 'RevocationResponse' },
+      { format: preferredFormat(exchange.req), xmlRoot: 'RevocationResponse' },
       { 'Cache-Control': 'no-store' },
     );
   },
