@@ -73,14 +73,21 @@ function fifoWithIdleReader(dir: string, name: string) {
   let out = '';
   reader.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const ended = new Promise<void>((resolveEnd) => reader.once('end', () => resolveEnd()));
+  const read = () => void reader.resume();
   return {
-    writeFd,
-    read: () => reader.resume(),
-    /** Reads to the end (the writer gone) and parses what came. */
-    lines: async () => {
-      reader.resume();
+    read,
+    /**
+     * Runs a child logging into the FIFO (this process's write end closed once the child holds its own), then reads
+     * to the end and parses what came. `onSaid`: when the child says `text` on stderr, `then` runs (`read` starts the
+     * reader).
+     */
+    async logFrom(body: string, onSaid: { text: string; then: () => void }) {
+      const run = runChild(body, writeFd, { onSaid });
+      closeSync(writeFd);
+      const { code } = await run;
+      read();
       await ended;
-      return numbersIn(out);
+      return { code, written: numbersIn(out) };
     },
   };
 }
@@ -156,10 +163,7 @@ describe('log destination', () => {
       process.stderr.write('written\\n');
       process.exit(0);`;
     // The reader starts once the child has logged everything and is exiting.
-    const run = runChild(body, fifo.writeFd, { onSaid: { text: 'written', then: fifo.read } });
-    closeSync(fifo.writeFd);
-    const { code } = await run;
-    const written = await fifo.lines();
+    const { code, written } = await fifo.logFrom(body, { text: 'written', then: fifo.read });
     expect(code).toBe(0);
     expect(written).toHaveLength(400);
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
@@ -178,10 +182,7 @@ describe('log destination', () => {
       await new Promise((next) => setTimeout(next, 2000));
       process.kill(process.pid, 'SIGKILL');`;
     let late: NodeJS.Timeout | undefined;
-    const run = runChild(body, fifo.writeFd, { onSaid: { text: 'logged', then: () => (late ??= setTimeout(fifo.read, 500)) } });
-    closeSync(fifo.writeFd);
-    const { code } = await run;
-    const written = await fifo.lines();
+    const { code, written } = await fifo.logFrom(body, { text: 'logged', then: () => (late ??= setTimeout(fifo.read, 500)) });
     expect(code).toBe(null); // killed: nothing was written at exit
     expect(written).toHaveLength(510);
     expect(written.every((entry, i) => entry.n === i)).toBe(true);
