@@ -282,10 +282,13 @@ export async function backgroundLoad(ms = 1_000) {
   return (after.busy - before.busy) / Math.max(1, after.total - before.total);
 }
 
-/** A positive number (or 0, with `zero`) from the environment (a benchmark knob), or `fallback`; anything else stops the run with its name. */
-export function knob(name, fallback, { zero = false } = {}) {
+/**
+ * A positive number (or 0, with `zero`; a whole one, with `whole`) from the environment (a benchmark knob), or
+ * `fallback`; anything else stops the run with its name.
+ */
+export function knob(name, fallback, { zero = false, whole = false } = {}) {
   const value = Number(process.env[name] ?? fallback);
-  const allowed = Number.isFinite(value) && (value > 0 || (zero && value === 0));
-  if (!allowed) throw new Error(`${name} must be a ${zero ? 'non-negative' : 'positive'} number, got "${process.env[name]}"`);
+  const allowed = Number.isFinite(value) && (value > 0 || (zero && value === 0)) && (!whole || Number.isInteger(value));
+  if (!allowed) throw new Error(`${name} must be a ${zero ? 'non-negative' : 'positive'}${whole ? ' whole' : ''} number, got "${process.env[name]}"`);
   return value;
 }

@@ -27,6 +27,13 @@ const DURATION_S = knob('BENCH_DURATION', 5);
 const WARMUP_S = knob('BENCH_WARMUP', 5);
 const CONNECTIONS = knob('BENCH_CONNECTIONS', 50);
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+/**
+ * Processes per row for the rows the goals are read from (SEVERAL): two identical gateway processes can differ by
+ * about 1.2x in CPU per call for their whole life on these VMs (docs/performance.md, "Identical processes, different
+ * speeds"), which one process per row would put into every ratio. Each process is driven like a row of its own, in
+ * the rotation; a row's figure in a pass is the median of its processes' runs in that pass.
+ */
+const GATEWAY_PROCESSES = knob('BENCH_GATEWAY_PROCESSES', 3, { whole: true });
 
 const PATH = '/business/score/v2/08041998';
 const ISSUER = 'https://bench.example.com';
@@ -54,6 +61,8 @@ const HEADLINE = { gateway: GATEWAY, haproxy: 'haproxy-jwt-log', fastify: 'fasti
 const REFERENCE = { gateway: QUIET, haproxy: 'haproxy-jwt', fastify: 'fastify-jwt', floor: FLOOR };
 /** Rows that always run, whatever BENCH_ONLY says: the headline goals need them. */
 const ALWAYS = new Set(Object.values(HEADLINE));
+/** The gateway rows that run GATEWAY_PROCESSES processes: the headline, its pipe twin and the quiet row they are held against. */
+const SEVERAL = new Set([GATEWAY, 'gateway-full-log-pipe', QUIET]);
 /** A run in which other work took more than this share of the server's core is reported as disturbed. */
 const DISTURBED = 0.1;
 /**
@@ -360,7 +369,7 @@ export async function protectedCall() {
     const direct = await startUpstream('nginx-direct', directPort, SERVER_CORE);
     const upstream = `http://127.0.0.1:${upstreamPort}`;
 
-    // Gateways: one account, one policies folder, one process per variant.
+    // Gateways: one account, one policies folder, one process per variant (GATEWAY_PROCESSES for the rows in SEVERAL).
     const account = BENCH_ACCOUNT;
     const accountsFile = await writeBenchAccounts(join(dir, 'accounts.yaml'));
     await mkdir(join(dir, 'policies'));
@@ -369,7 +378,7 @@ export async function protectedCall() {
     const configs = [];
     const wanted = (id) => !ONLY || ONLY.test(id) || ALWAYS.has(id);
     const add = (config) => {
-      if (wanted(config.id)) configs.push(config);
+      if (wanted(config.row ?? config.id)) configs.push(config);
     };
     const gatewayVariants = [
       { id: GATEWAY, label: 'gateway as shipped: full pipeline, engine `default`, log `info`, stdout to a file', engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file' },
@@ -388,22 +397,27 @@ export async function protectedCall() {
         notRun.push({ ...variant, reason: `bench/engines/${variant.engine}.mjs does not exist yet` });
         continue;
       }
-      const log =
-        variant.log === 'file'
-          ? logSinks.file(join(dir, `${variant.id}.log`), { latencyOf: LOGGED_LATENCY.gateway })
-          : variant.log === 'pipe'
-            ? await logSinks.pipe(join(dir, `${variant.id}.fifo`), `${variant.id}-consumer`, startConsumer)
-            : undefined;
-      const { server, url } = await startGatewayVariant(dir, { ...variant, upstreamPort, accountsFile, stdout: log?.fd }).finally(() => log?.release());
-      servers.push(server);
-      // Each gateway process has its own in-memory key ring, so each gets its own token (same claims, same size).
-      const variantToken = await passwordGrant(url, account);
-      if (variant.id === GATEWAY) {
-        token = variantToken;
-        pem = join(dir, 'gateway-public-key.pem');
-        await writeFile(pem, await publicKeyPem(url, token));
+      const processes = SEVERAL.has(variant.id) ? GATEWAY_PROCESSES : 1;
+      for (let nth = 1; nth <= processes; nth++) {
+        // Each process is a configuration of its own until the report puts its row back together (rowsOf).
+        const id = processes > 1 ? `${variant.id}#${nth}` : variant.id;
+        const log =
+          variant.log === 'file'
+            ? logSinks.file(join(dir, `${id}.log`), { latencyOf: LOGGED_LATENCY.gateway })
+            : variant.log === 'pipe'
+              ? await logSinks.pipe(join(dir, `${id}.fifo`), `${id}-consumer`, startConsumer)
+              : undefined;
+        const { server, url } = await startGatewayVariant(dir, { ...variant, id, upstreamPort, accountsFile, stdout: log?.fd }).finally(() => log?.release());
+        servers.push(server);
+        // Each gateway process has its own in-memory key ring, so each gets its own token (same claims, same size).
+        const variantToken = await passwordGrant(url, account);
+        if (variant.id === GATEWAY && nth === 1) {
+          token = variantToken;
+          pem = join(dir, 'gateway-public-key.pem');
+          await writeFile(pem, await publicKeyPem(url, token));
+        }
+        add({ ...variant, id, row: variant.id, process: nth, processes, kind: 'gateway', url, token: variantToken, server, authenticates: true, log });
       }
-      add({ ...variant, kind: 'gateway', url, token: variantToken, server, authenticates: true, log });
     }
 
     // Peers: the same token as the default gateway, verified with its public key.
@@ -465,7 +479,10 @@ export async function protectedCall() {
         config.problem = problem;
       }
     }
-    const measured = configs.filter((config) => !config.problem);
+    // A row is driven whole or not at all: one of its processes failing its check leaves the row out (rowsOf reports
+    // it), so that its other processes' runs are not taken for the row's figures.
+    const failedRows = new Set(configs.filter((config) => config.problem).map((config) => config.row ?? config.id));
+    const measured = configs.filter((config) => !failedRows.has(config.row ?? config.id));
     const drive = (config, durationS) =>
       runWrk({
         url: `${config.url}${PATH}`,
@@ -511,7 +528,7 @@ export async function protectedCall() {
       });
     }
 
-    const markdown = report({ configs, notRun, versions, elapsedS: (Date.now() - startedAt) / 1000 });
+    const markdown = report({ configs: rowsOf(configs), notRun, versions, elapsedS: (Date.now() - startedAt) / 1000 });
     const file = await writeResult('protected-call', markdown);
     return { file, markdown };
   } finally {
@@ -519,6 +536,28 @@ export async function protectedCall() {
     await Promise.all(consumers.map((consumer) => consumer.stop()));
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The rows of the report: the processes of a row (SEVERAL) put back together, their runs side by side (each tagged
+ * with its process), so that a row's figure in a pass is the median of its processes' runs in that pass (summarize).
+ * A process that failed its check before the load makes its row fail: the row's other processes are then not
+ * comparable with the other rows' figures either.
+ */
+function rowsOf(configs) {
+  const rows = new Map();
+  for (const config of configs) {
+    const id = config.row ?? config.id;
+    const row = rows.get(id);
+    const results = (config.results ?? []).map((result) => ({ ...result, process: config.process ?? 1 }));
+    const problem = config.problem === undefined ? undefined : config.processes > 1 ? `process ${config.process}: ${config.problem}` : config.problem;
+    if (!row) rows.set(id, { ...config, id, results, problem });
+    else {
+      row.results.push(...results);
+      row.problem ??= problem;
+    }
+  }
+  return [...rows.values()];
 }
 
 /**
@@ -530,7 +569,13 @@ export async function protectedCall() {
  */
 function checkLogs(configs) {
   const fileRow = configs.find((config) => config.id === GATEWAY);
-  const fileBytesPerLine = new Map((fileRow?.results ?? []).filter((r) => r.log?.lines > 0).map((r) => [r.pass, r.log.bytes / r.log.lines]));
+  // Per pass, over the file row's processes: their bytes over their lines.
+  const fileTotals = new Map();
+  for (const r of (fileRow?.results ?? []).filter((r) => r.log?.lines > 0)) {
+    const total = fileTotals.get(r.pass) ?? { bytes: 0, lines: 0 };
+    fileTotals.set(r.pass, { bytes: total.bytes + r.log.bytes, lines: total.lines + r.log.lines });
+  }
+  const fileBytesPerLine = new Map([...fileTotals].map(([pass, { bytes, lines }]) => [pass, bytes / lines]));
   for (const config of configs) {
     if (!config.log) continue;
     const problems = [];
@@ -548,7 +593,7 @@ function checkLogs(configs) {
       const low = LOG_LINES_AT_LEAST * expected * run.requests;
       const high = expected * (run.requests + 2 * CONNECTIONS) * (config.log.kind === 'pipe' ? 1.02 : 1);
       if (!(log.lines >= low && log.lines <= high)) {
-        problems.push(`pass ${run.pass + 1}: ${Number.isFinite(log.lines) ? Math.round(log.lines) : '?'} lines${log.estimated ? ' (estimated)' : ''} for ${run.requests} requests, ${expected} expected per request`);
+        problems.push(`pass ${run.pass + 1}${config.processes > 1 ? ` process ${run.process}` : ''}: ${Number.isFinite(log.lines) ? Math.round(log.lines) : '?'} lines${log.estimated ? ' (estimated)' : ''} for ${run.requests} requests, ${expected} expected per request`);
       }
     }
     if (problems.length) config.logProblem = problems.join('; ');
@@ -611,7 +656,7 @@ function report({ configs, notRun, versions, elapsedS }) {
   const pct = (n) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '-');
   const range = (r) => `${f2(r.median)} (${f2(r.min)}-${f2(r.max)})`;
   const disturbed = configs.flatMap((config) =>
-    (config.results ?? []).filter((r) => r.othersShare > DISTURBED).map((r) => `${config.id} pass ${r.pass + 1} (${pct(r.othersShare)})`),
+    (config.results ?? []).filter((r) => r.othersShare > DISTURBED).map((r) => `${config.id}${config.processes > 1 ? `#${r.process}` : ''} pass ${r.pass + 1} (${pct(r.othersShare)})`),
   );
   const runCount = configs.reduce((sum, config) => sum + (config.results?.length ?? 0), 0);
 
@@ -627,7 +672,8 @@ function report({ configs, notRun, versions, elapsedS }) {
   };
   const empty = `|${' |'.repeat(9)}`; // the 9 cells after "req/s" of a row that has no figures
   const rows = configs.map((config) => {
-    const { id, label, authenticates, problem } = config;
+    const { id, authenticates, problem } = config;
+    const label = config.processes > 1 ? `${config.label} (${config.processes} processes)` : config.label;
     const { summary } = byId.get(id);
     if (problem) return `| \`${id}\` | ${label} | ${authenticates ? 'yes' : 'no'} | **not measured: ${problem}** ${empty}`;
     const vsGateway = gateway && gateway.summary.runs > 0 && id !== GATEWAY ? ratio(summary, gateway.summary).median : NaN;
@@ -737,6 +783,29 @@ function report({ configs, notRun, versions, elapsedS }) {
       '',
     ];
   };
+  /** Each process of a row that ran several, by its own medians: how far identical processes differ in this run. */
+  const processRows = () => {
+    const several = configs.filter((config) => config.processes > 1 && !config.problem);
+    if (several.length === 0) return [];
+    return [
+      '### The processes of each gateway row',
+      '',
+      `The rows ${several.map((config) => `\`${config.id}\``).join(', ')} each ran ${GATEWAY_PROCESSES} identical processes (\`BENCH_GATEWAY_PROCESSES\`),`,
+      "each driven in the rotation like a row of its own; the row's figures above are medians over all its processes' runs,",
+      "and its ratios take, pass by pass, the median of its processes' runs in that pass. Each process's own medians:",
+      '',
+      '| row | process | req/s | CPU µs/req | p99 ms | p99.9 ms |',
+      '|---|---:|---:|---:|---:|---:|',
+      ...several.flatMap((config) =>
+        Array.from({ length: config.processes }, (_, i) => {
+          const own = config.results.filter((r) => r.process === i + 1);
+          const m = (key) => median(own.map((r) => r[key]));
+          return `| \`${config.id}\` | ${i + 1} | ${f0(m('rps'))} | ${f1(m('cpuUsPerRequest'))} | ${f2(m('p99Ms'))} | ${f2(m('p999Ms'))} |`;
+        }),
+      ),
+      '',
+    ];
+  };
   const logRows = configs.filter((config) => config.log);
   return [
     '# Protected call, side by side',
@@ -747,7 +816,7 @@ function report({ configs, notRun, versions, elapsedS }) {
     `(one worker, ${UPSTREAM_BODY.length}-byte JSON) and the gateway's log pipe consumer (\`cat\`) pinned to core ${CLIENT_CORE}. Every configuration got a ${WARMUP_S} s warm-up, then ${PASSES} interleaved`,
     `pass(es) of ${RUNS} run(s) each; figures are medians over the runs. Only the server being driven runs: the others are frozen (SIGSTOP)`,
     `meanwhile; a thawed one gets ${THAW_SETTLE_MS} ms to itself and ${REWARM_S} s of unmeasured load before its run in each pass. Every request is \`GET ${PATH}\` with an ES256`,
-    "access token from the gateway's password grant: the peers get the headline gateway's token and check it against its",
+    "access token from the gateway's password grant: the peers get the token of the headline gateway's first process and check it against its",
     "public key (from its JWKS); each other gateway process has its own key ring, so its own token of the same shape.",
     "Before any load, each configuration answered 200 with the upstream's body, and each that authenticates answered 401",
     'without a token and to a forged one.',
@@ -776,7 +845,8 @@ function report({ configs, notRun, versions, elapsedS }) {
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|',
     ...rows,
     '',
-    `Lines logged over all measured runs: ${logRows.map((config) => `\`${config.id}\` ${f0(byId.get(config.id).summary.log?.lines)}${config.log.kind === 'pipe' ? ' (estimated)' : ''}`).join(', ') || 'none'}.`,
+    ...processRows(),
+    `Lines logged over all measured runs: ${logRows.map((config) => `\`${config.id}\` ${f0(byId.get(config.id).summary.log?.lines)}${config.processes > 1 ? ` (${config.processes} processes)` : ''}${config.log.kind === 'pipe' ? ' (estimated)' : ''}`).join(', ') || 'none'}.`,
     '',
     `## Goals: the gateway as shipped (\`${GATEWAY}\`) against the logging peers`,
     '',

@@ -38,7 +38,7 @@ const GRANT_WARMUP_S = knob('BENCH_GRANT_WARMUP', 30);
 const FRESH_S = Math.min(3, GRANT_WARMUP_S);
 const REFRESH_S = knob('BENCH_REFRESH_DURATION', 5);
 const CALL_S = knob('BENCH_CALL_DURATION', 4);
-const PASSES = knob('BENCH_TOKEN_PASSES', 2);
+const PASSES = knob('BENCH_TOKEN_PASSES', 4);
 const REFRESH_CHAINS = 32;
 const [SERVER_CORE, CLIENT_CORE] = os.availableParallelism() >= 2 ? ['0', '1'] : ['0', '0'];
 const PATH = '/business/score/v2/08041998';
