@@ -215,14 +215,22 @@ export class RedisStore implements Store {
   }
 
   private watch(connection: RedisClient, role: string): void {
+    let everReady = false;
     connection.on('error', (error: Error) => {
       this.restoration.noteOutage();
-      const now = Date.now();
-      if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
-      this.lastErrorLogAt = now;
-      this.options.logger.warn({ store: describeStore(this.options.config), role, err: { message: error.message } }, 'redis unreachable; retrying with back-off');
+      this.warnUnreachable(role, error.message);
+    });
+    connection.on('reconnecting', () => {
+      // A cluster whose ready check fails (a master marked failed: cluster_state:fail) starts over without an 'error'
+      // event, and without a 'node error' when the failed master was not asked. Starting then is starting during an
+      // outage: the master may come back empty before this instance first looks at the list. Before, an instance
+      // whose first connection came after the cluster had marked the master failed took the empty list as new.
+      this.restoration.noteOutage();
+      // Before the first ready only: afterwards a standalone server's reconnections come before the error that says why.
+      if (!everReady) this.warnUnreachable(role, 'not ready yet (a cluster whose cluster_state is not ok, or a node out of reach)');
     });
     connection.on('ready', () => {
+      everReady = true;
       this.lastErrorLogAt = 0;
       this.options.logger.info({ store: describeStore(this.options.config), role }, 'redis connected');
       if (connection === this.subscriber) this.subscribe();
@@ -234,6 +242,14 @@ export class RedisStore implements Store {
       else this.mirrorLoaded = false;
       if (!this.closed) this.options.logger.debug({ role }, 'redis connection closed');
     });
+  }
+
+  /** At most one line per ERROR_LOG_INTERVAL_MS between two readies: back-off retries would write one a second. */
+  private warnUnreachable(role: string, message: string): void {
+    const now = Date.now();
+    if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
+    this.lastErrorLogAt = now;
+    this.options.logger.warn({ store: describeStore(this.options.config), role, err: { message } }, 'redis unreachable; retrying with back-off');
   }
 
   /**

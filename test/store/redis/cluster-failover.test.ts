@@ -241,11 +241,21 @@ describe('gateways on a redis cluster that loses a master and gets it back empty
     const holder = await masterHolding(`tg:${environment}:{revocations}`);
     await holder.kill();
     try {
-      // The cluster itself says a master is gone (cluster-node-timeout 2 s): ioredis then retries its start, and only
-      // its per-node errors say why.
-      await eventually(async () => !(await clusterHealthy()), { timeoutMs: 10_000, what: 'the cluster to mark the master failed' });
+      // Every master left says the cluster is down (cluster-node-timeout 2 s): ioredis's ready check then fails
+      // wherever it lands, and ioredis starts over without an 'error' event (only a node it could not reach raises one).
+      const others = cluster.nodes.filter((node) => node !== holder);
+      await eventually(async () => (await Promise.all(others.map((node) => rawCommand(node.port, 'CLUSTER INFO')))).every((info) => info.includes('cluster_state:fail')), {
+        timeoutMs: 10_000,
+        what: 'the cluster to mark the master failed',
+      });
       const starting = await startInstance(environment, false);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The master comes back only once the instance has said it found the cluster not ready. A fixed pause here let
+      // a slow start connect after the master was back: the instance then saw no outage at all, and the test waited
+      // for a line that could not come.
+      await eventually(() => starting.lines.some((line) => line.msg === 'redis unreachable; retrying with back-off'), {
+        timeoutMs: 15_000,
+        what: 'the starting instance to find the cluster not ready',
+      });
       await holder.launch();
       await eventually(clusterHealthy, { timeoutMs: 15_000, what: 'the cluster whole again' });
       // No peer holds a list here, so the wait is the bounded one (RESTORE_WAIT_MS, 10 s), then the empty store is
