@@ -28,7 +28,7 @@ export interface RedisStoreOptions {
   instanceId?: string;
 }
 
-/** Repeated connection errors during one outage are logged at most this often. */
+/** Repeated connection errors during one outage are logged at most this often, both connections together. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
 /** While Redis is out of reach, every node is probed this often: a node back (empty or not) is noticed within it. */
@@ -221,13 +221,14 @@ export class RedisStore implements Store {
       this.warnUnreachable(role, error.message);
     });
     connection.on('reconnecting', () => {
-      // A cluster whose ready check fails (a master marked failed: cluster_state:fail) starts over without an 'error'
-      // event, and without a 'node error' when the failed master was not asked. Starting then is starting during an
-      // outage: the master may come back empty before this instance first looks at the list. Before, an instance
-      // whose first connection came after the cluster had marked the master failed took the empty list as new.
+      // A connection starts over only after it was lost or refused. A cluster whose ready check fails (a master
+      // marked failed: cluster_state:fail) starts over without an 'error' event, and without a 'node error' when the
+      // failed master was not asked; starting then is starting during an outage, and the master may come back empty
+      // before this instance first looks at the list.
       this.restoration.noteOutage();
-      // Before the first ready only: afterwards a standalone server's reconnections come before the error that says why.
-      if (!everReady) this.warnUnreachable(role, 'not ready yet (a cluster whose cluster_state is not ok, or a node out of reach)');
+      // Said for a cluster only, and before its first ready only: a standalone or Sentinel connection's reconnections
+      // follow the errors that say why, and a line here would take their turn.
+      if (!everReady && connection instanceof Cluster) this.warnUnreachable(role, 'not ready yet (its ready check failed: cluster_state not ok, or no answer)');
     });
     connection.on('ready', () => {
       everReady = true;
@@ -244,7 +245,10 @@ export class RedisStore implements Store {
     });
   }
 
-  /** At most one line per ERROR_LOG_INTERVAL_MS between two readies: back-off retries would write one a second. */
+  /**
+   * At most one line per ERROR_LOG_INTERVAL_MS for both connections together, counted afresh when either connects:
+   * back-off retries would write one a second.
+   */
   private warnUnreachable(role: string, message: string): void {
     const now = Date.now();
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
@@ -263,9 +267,10 @@ export class RedisStore implements Store {
     cluster.on('node error', (error: Error, key: string) => {
       // Ready: only a slot owner's loss counts. Still connecting: any node out of reach means the store was partly
       // away while this instance started, and afterwards it cannot tell a list lost with that node from an empty one.
-      // ioredis retries such a start without an 'error' event, so `watch` does not see it. Without this, an instance
-      // started during a master's outage adopted an empty list once its peers' heartbeats had gone stale, and let
-      // revoked tokens through until they wrote the list back.
+      // A start that still reaches ready (another node gave the slot map, the cluster not yet marked down) raises
+      // neither 'error' nor 'reconnecting', so `watch` does not see it. Without this, an instance started during a
+      // master's outage adopted an empty list once its peers' heartbeats had gone stale, and let revoked tokens
+      // through until they wrote the list back.
       const ready = cluster.status === 'ready';
       if (ready && !slotOwners(cluster).includes(key)) return;
       this.restoration.noteOutage();

@@ -242,7 +242,8 @@ describe('gateways on a redis cluster that loses a master and gets it back empty
     await holder.kill();
     try {
       // Every master left says the cluster is down (cluster-node-timeout 2 s): ioredis's ready check then fails
-      // wherever it lands, and ioredis starts over without an 'error' event (only a node it could not reach raises one).
+      // wherever it lands, and ioredis starts over without an 'error' event (a node it could not reach raises a
+      // 'node error', but the ready check asks any node, and the slot map is asked of nodes in random order).
       const others = cluster.nodes.filter((node) => node !== holder);
       await eventually(async () => (await Promise.all(others.map((node) => rawCommand(node.port, 'CLUSTER INFO')))).every((info) => info.includes('cluster_state:fail')), {
         timeoutMs: 10_000,
@@ -252,7 +253,9 @@ describe('gateways on a redis cluster that loses a master and gets it back empty
       // The master comes back only once the instance has said it found the cluster not ready. A fixed pause here let
       // a slow start connect after the master was back: the instance then saw no outage at all, and the test waited
       // for a line that could not come.
-      await eventually(() => starting.lines.some((line) => line.msg === 'redis unreachable; retrying with back-off'), {
+      const saidNotReady = (line: Record<string, unknown>) =>
+        line.msg === 'redis unreachable; retrying with back-off' && String((line.err as { message?: unknown } | undefined)?.message).startsWith('not ready yet (');
+      await eventually(() => starting.lines.some(saidNotReady), {
         timeoutMs: 15_000,
         what: 'the starting instance to find the cluster not ready',
       });
@@ -270,5 +273,5 @@ describe('gateways on a redis cluster that loses a master and gets it back empty
     } finally {
       if (!(await clusterHealthy().catch(() => false))) await holder.launch().catch(() => undefined);
     }
-  }, 60_000);
+  }, 90_000);
 });
