@@ -75,9 +75,9 @@ export const spikeArrest: PolicyKind<typeof spikeArrestSchema> = {
       });
     };
 
-    const keyOf = (id: string | undefined, request: PolicyRequest): string => counterKey(request, settings, id);
+    const callerOf = callerKeyOf(settings);
     // Synchronous while the caller is known and the counters answer at once (in memory): no promise per request.
-    return (request, explain) => whenKnown(callerOf(request, settings, keyOf), judge, explain);
+    return (request, explain) => whenKnown(callerOf(request), judge, explain);
   },
 };
 
@@ -89,20 +89,30 @@ const arrested = ({ name, rate }: SpikeArrestSettings, retryAfterSeconds: number
   headers: { 'Retry-After': String(retryAfterSeconds) },
 });
 
-/** The counter key of a caller: typed, so that a user named like an address never shares its counter. */
-function callerOf(request: PolicyRequest, settings: SpikeArrestSettings, keyOf: (id: string | undefined, request: PolicyRequest) => string): MaybePromise<string> {
+/**
+ * How the policy names the caller it counts, decided once per policy: the counter key of a caller is typed, so that a
+ * user named like an address never shares its counter.
+ */
+function callerKeyOf({ identifier, header = '' }: SpikeArrestSettings): (request: PolicyRequest) => MaybePromise<string> {
   // One counter for the policy: nothing about the caller is looked at (no token verified, no header read).
-  if (settings.identifier === 'all') return 'all';
-  let id: MaybePromise<string | undefined>;
-  if (settings.identifier === 'client_id') id = request.clientId();
-  else if (settings.identifier === 'user') id = request.user();
-  else id = request.req.headersDistinct[settings.header ?? '']?.[0];
-  return whenKnown(id, keyOf, request);
+  if (identifier === 'all') return () => 'all';
+  const idOf = idReaderOf(identifier, header);
+  const keyOf = (id: string | undefined, request: PolicyRequest): string => (id === undefined || id === '' ? `ip:${request.clientAddress}` : `${identifier}:${boundedKey(id)}`);
+  return (request) => whenKnown(idOf(request), keyOf, request);
 }
 
-function counterKey(request: PolicyRequest, { identifier }: SpikeArrestSettings, id: string | undefined): string {
-  if (id === undefined || id === '') return `ip:${request.clientAddress}`;
-  return `${identifier}:${boundedKey(id)}`;
+/** What identifies the caller in a request; none (`ip`, or nothing sent) counts it by its address. */
+function idReaderOf(identifier: Exclude<SpikeArrestSettings['identifier'], 'all'>, header: string): (request: PolicyRequest) => MaybePromise<string | undefined> {
+  switch (identifier) {
+    case 'client_id':
+      return (request) => request.clientId();
+    case 'user':
+      return (request) => request.user();
+    case 'header':
+      return (request) => request.req.headersDistinct[header]?.[0];
+    case 'ip':
+      return () => undefined;
+  }
 }
 
 /** Client-chosen values (headers) can be long: keys stay short and never hold more than a hash of them. */
