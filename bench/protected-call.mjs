@@ -378,7 +378,7 @@ export async function protectedCall() {
     const configs = [];
     const wanted = (id) => !ONLY || ONLY.test(id) || ALWAYS.has(id);
     const add = (config) => {
-      if (wanted(config.row ?? config.id)) configs.push(config);
+      if (wanted(rowOf(config))) configs.push(config);
     };
     const gatewayVariants = [
       { id: GATEWAY, label: 'gateway as shipped: full pipeline, engine `default`, log `info`, stdout to a file', engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file' },
@@ -481,8 +481,8 @@ export async function protectedCall() {
     }
     // A row is driven whole or not at all: one of its processes failing its check leaves the row out (rowsOf reports
     // it), so that its other processes' runs are not taken for the row's figures.
-    const failedRows = new Set(configs.filter((config) => config.problem).map((config) => config.row ?? config.id));
-    const measured = configs.filter((config) => !failedRows.has(config.row ?? config.id));
+    const failedRows = new Set(configs.filter((config) => config.problem).map(rowOf));
+    const measured = configs.filter((config) => !failedRows.has(rowOf(config)));
     const drive = (config, durationS) =>
       runWrk({
         url: `${config.url}${PATH}`,
@@ -538,6 +538,9 @@ export async function protectedCall() {
   }
 }
 
+/** The report row a configuration belongs to: its own id, or, for one process of a row in SEVERAL, that row's. */
+const rowOf = (config) => config.row ?? config.id;
+
 /**
  * The rows of the report: the processes of a row (SEVERAL) put back together, their runs side by side (each tagged
  * with its process), so that a row's figure in a pass is the median of its processes' runs in that pass (summarize).
@@ -547,7 +550,7 @@ export async function protectedCall() {
 function rowsOf(configs) {
   const rows = new Map();
   for (const config of configs) {
-    const id = config.row ?? config.id;
+    const id = rowOf(config);
     const row = rows.get(id);
     const results = (config.results ?? []).map((result) => ({ ...result, process: config.process ?? 1 }));
     const problem = config.problem === undefined ? undefined : config.processes > 1 ? `process ${config.process}: ${config.problem}` : config.problem;
