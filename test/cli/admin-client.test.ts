@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { USER } from '../helpers/accounts.js';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
-import { cli, cliConfig, closedPort, configWithoutToken, folder, gatewayForCli, makeFolder, removeFolder } from '../helpers/admin-cli.js';
+import { cli, cliConfig, configWithoutToken, folder, gatewayForCli, makeFolder, removeFolder } from '../helpers/admin-cli.js';
+import { refusingPort } from '../helpers/refusing-port.js';
 
 beforeAll(makeFolder);
 afterAll(removeFolder);
@@ -53,7 +54,7 @@ describe('admin commands and the access rule', () => {
 
 describe('admin commands without a gateway', () => {
   it('say that no gateway answers, and how to start one', async () => {
-    const port = await closedPort();
+    const port = await refusingPort();
     const outcome = await cli('grants', '--admin', `http://127.0.0.1:${port}`, '--config', await configWithoutToken());
     expect(outcome).toMatchObject({ code: 1, stdout: '' });
     expect(outcome.stderr).toBe(`token-gateway grants: no gateway answers at http://127.0.0.1:${port}; is it running? (token-gateway serve)\n`);

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -49,16 +48,6 @@ export async function cliConfig(tg: TestGateway, admin: { host?: string; token_f
 }
 
 export const login = (tg: TestGateway, user = USER, app = APP) => issueTokens(tg.url, { username: user.username, password: user.password, ...app });
-
-/** A port nothing listens on: taken from the OS, then released. */
-export function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function configWithoutToken(): Promise<string> {
   const file = join(folder.dir, 'plain.yaml');

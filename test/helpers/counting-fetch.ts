@@ -1,14 +1,14 @@
-import { createServer } from 'node:net';
 import type { FetchLike } from '@token-gateway/client';
 import type { TokenResponse } from './gateway.js';
+import { refusingPort } from './refusing-port.js';
 
 export type RequestKind = 'password' | 'refresh_token' | 'revoke' | 'api';
 
 /**
  * A real fetch that counts what the client sends, by kind, and keeps the
  * token responses it saw (so a test can revoke a refresh token the client
- * holds). With `networkDown` every request goes to a port where nothing
- * listens: a real connection refusal, not a mock.
+ * holds). With `networkDown` every request goes to a port that refuses
+ * connections (refusingPort): a real connection refusal, not a mock.
  */
 export class CountingFetch {
   readonly sent: RequestKind[] = [];
@@ -27,10 +27,10 @@ export class CountingFetch {
   /** Runs before an API call is sent, with the token it carries. */
   beforeApiCall: ((accessToken: string) => Promise<void>) | undefined;
 
-  private constructor(private readonly closedPort: number) {}
+  private constructor(private readonly refusing: number) {}
 
   static async create(): Promise<CountingFetch> {
-    return new CountingFetch(await closedPort());
+    return new CountingFetch(await refusingPort());
   }
 
   count(kind: RequestKind): number {
@@ -49,7 +49,7 @@ export class CountingFetch {
 
   private unreachable(url: URL): URL {
     const moved = new URL(url);
-    moved.port = String(this.closedPort);
+    moved.port = String(this.refusing);
     return moved;
   }
 
@@ -79,17 +79,4 @@ function classify(path: string, headers: Headers): RequestKind {
   if (path === '/oauth2/v1/revokeToken') return 'revoke';
   if (path !== '/oauth2/v1/token') return 'api';
   return headers.get('grant_type') === 'refresh_token' ? 'refresh_token' : 'password';
-}
-
-/** A port that was free a moment ago and has nothing listening on it now. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

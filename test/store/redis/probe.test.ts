@@ -4,7 +4,8 @@ import { DeadlineExceeded } from '../../../src/store/redis/availability.js';
 import { createRedisClient, type RedisClient } from '../../../src/store/redis/connection.js';
 import { nodeKey, probeNodes, serverConnections, slotOwners } from '../../../src/store/redis/probe.js';
 import { eventually } from '../../helpers/eventually.js';
-import { freePort, rawCommand, RedisCluster, RedisServer } from '../../helpers/redis-server.js';
+import { rawCommand, RedisCluster, RedisServer } from '../../helpers/redis-server.js';
+import { refusingPort } from '../../helpers/refusing-port.js';
 import { redisStoreConfig } from '../../helpers/redis-store.js';
 
 /**
@@ -57,7 +58,7 @@ describe('probing one server', () => {
   });
 
   it('rejects at once, naming the state, a connection to a server that is not there', async () => {
-    const nowhere = createRedisClient(redisStoreConfig({ mode: 'single', url: `redis://127.0.0.1:${await freePort()}` }));
+    const nowhere = createRedisClient(redisStoreConfig({ mode: 'single', url: `redis://127.0.0.1:${await refusingPort()}` }));
     opened.push(nowhere);
     nowhere.on('error', () => undefined);
     void nowhere.connect().catch(() => undefined);

@@ -1,0 +1,28 @@
+import { connect } from 'node:net';
+
+/**
+ * A loopback port where a connection is refused: a real network failure, not a mock.
+ *
+ * Not a port taken from the OS and released: the test files run in parallel and all bind port 0, so the OS can hand
+ * that port to another test's server a moment later, which then answers (CI once saw a 200 where a refusal was
+ * meant). Port 0 never yields a privileged port, and nothing of ours listens on one; the port is checked once, so a
+ * machine where something does listen there fails here with the reason, not later with a wrong answer. Not port 1,
+ * or another on fetch's list of blocked ports: fetch refuses those itself without connecting at all.
+ */
+const REFUSING_PORT = 1023;
+
+let checked: Promise<number> | undefined;
+
+export function refusingPort(): Promise<number> {
+  checked ??= new Promise((resolve, reject) => {
+    const socket = connect(REFUSING_PORT, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      reject(new Error(`something listens on 127.0.0.1:${REFUSING_PORT}; the tests need a port that refuses connections`));
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED' ? resolve(REFUSING_PORT) : reject(new Error(`127.0.0.1:${REFUSING_PORT} did not refuse: ${error.code ?? error.message}`))
+    );
+  });
+  return checked;
+}
