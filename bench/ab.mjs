@@ -54,27 +54,35 @@ function variantsOf(args) {
   return variants;
 }
 
-async function startVariant(variant, dir, upstreamPort) {
+/**
+ * Starts one variant's gateway on core 0, its standard output to `<name>.log` in `dir` or to a FIFO read by `cat`
+ * on core 1, and takes a token for it. `configure(level)` rewrites its gateway.yaml with another log level (a
+ * reload, SIGHUP, applies it).
+ */
+export async function startVariant(variant, dir, upstreamPort) {
   const port = await freePort();
   const config = join(dir, `${variant.name}.yaml`);
-  await writeFile(config, benchGatewayYaml({ port, accountsFile: join(dir, 'accounts.yaml'), logLevel: variant.level, upstreamPort, policiesFolder: join(dir, 'policies') }));
+  const yamlOf = (logLevel) => benchGatewayYaml({ port, accountsFile: join(dir, 'accounts.yaml'), logLevel, upstreamPort, policiesFolder: join(dir, 'policies') });
+  await writeFile(config, yamlOf(variant.level));
   let consumer;
   let log;
+  const logFile = variant.pipe ? undefined : join(dir, `${variant.name}.log`);
   if (variant.pipe) {
     const fifo = join(dir, `${variant.name}.fifo`);
     execFileSync('mkfifo', [fifo]);
     consumer = startPinned(`${variant.name}-cat`, '1', 'cat', [fifo]);
     // Read-write: the open does not wait for cat, and the descriptor stays blocking (as in protected-call.mjs).
     log = openSync(fifo, fsConstants.O_RDWR);
-  } else log = openSync(join(dir, `${variant.name}.log`), 'a');
+  } else log = openSync(logFile, 'a');
   const server = startPinned(variant.name, '0', 'node', [...variant.flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config], { stdout: log });
   closeSync(log);
   await waitForPort(server, port, 30_000);
   const url = `http://127.0.0.1:${port}`;
-  return { ...variant, server, consumer, url: `${url}${PATH}`, token: await passwordGrant(url, BENCH_ACCOUNT), runs: [] };
+  const configure = (level) => writeFile(config, yamlOf(level));
+  return { ...variant, server, consumer, logFile, configure, url: `${url}${PATH}`, token: await passwordGrant(url, BENCH_ACCOUNT), runs: [] };
 }
 
-const drive = (gateway, durationS) =>
+export const drive = (gateway, durationS) =>
   runWrk({ url: gateway.url, headers: { Authorization: `Bearer ${gateway.token}` }, connections: 50, durationS, cores: '1', serverPgid: gateway.server.pid, serverCore: '0' });
 
 /** CPU ticks (user + system) of a process's main thread and of its other threads together. */
@@ -87,41 +95,22 @@ function threadTicks(pid) {
   return ticks;
 }
 
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
 
 export async function ab(args) {
   const variants = variantsOf(args);
-  const dir = await mkdtemp(join(os.tmpdir(), 'tg-bench-ab-'));
-  const upstreamPort = await freePort();
-  await writeFile(join(dir, 'upstream.conf'), upstreamConfig(dir, 'upstream', upstreamPort));
-  const upstream = startPinned('upstream', '1', 'nginx', nginxArgs(dir, join(dir, 'upstream.conf'), 'upstream'));
+  const bench = await openBench('tg-bench-ab-');
   const gateways = [];
   try {
-    await waitForPort(upstream, upstreamPort);
-    await writeBenchAccounts(join(dir, 'accounts.yaml'));
-    await mkdir(join(dir, 'policies'));
-    await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
-    for (const variant of variants) gateways.push(await startVariant(variant, dir, upstreamPort));
+    for (const variant of variants) gateways.push(await startVariant(variant, bench.dir, bench.upstreamPort));
     for (const gateway of gateways) gateway.server.freeze();
     for (const gateway of gateways) await gateway.server.alone(() => drive(gateway, 6));
     for (let pass = 0; pass < PASSES; pass++) {
       // Each pass starts one variant further on, so that each variant runs first in turn (the cyclic order stays).
       for (const gateway of gateways.map((_, i) => gateways[(i + pass) % gateways.length])) {
-        const run = await gateway.server.alone(async () => {
-          await drive(gateway, 2);
-          const before = threadTicks(gateway.server.pid);
-          const measured = await drive(gateway, DURATION_S);
-          const after = threadTicks(gateway.server.pid);
-          const usPerRequest = (ticks) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND / measured.requests;
-          return { ...measured, mainUs: usPerRequest(after.main - before.main), otherThreadsUs: usPerRequest(after.others - before.others) };
-        });
-        if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${gateway.name}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
-        // The gateway holds its FIFO open for reading too, so a reader that died would only show as lines dropped.
-        if (gateway.consumer?.exited) throw new Error(`${gateway.name}: the log pipe's reader (cat) exited`);
+        const run = await gateway.server.alone(() => measureRun(gateway, DURATION_S));
         gateway.runs.push(run);
-        const others = `${Math.round(run.othersShare * 100)}% others on core 0`;
-        const threads = `main thread ${run.mainUs.toFixed(1)} + other threads ${run.otherThreadsUs.toFixed(1)} µs/req`;
-        console.log(`pass ${pass + 1} ${gateway.name}: ${Math.round(run.rps)} req/s, ${run.cpuUsPerRequest.toFixed(1)} µs/req (${threads}), p99 ${run.p99Ms} ms, p99.9 ${run.p999Ms} ms, ${others}`);
+        console.log(`pass ${pass + 1} ${gateway.name}: ${runLine(run)}`);
       }
     }
     for (const { name, runs } of gateways) {
@@ -136,10 +125,58 @@ export async function ab(args) {
     for (const gateway of gateways) await gateway.server.stop();
     // After the servers, so that none is left writing into a pipe nobody reads.
     for (const gateway of gateways) await gateway.consumer?.stop();
+    await bench.close();
+  }
+}
+
+/**
+ * A temp dir with what every variant shares: the nginx upstream on core 1, the bench accounts and
+ * protected-call.mjs's policies. `close()` stops the upstream and removes the dir (BENCH_AB_KEEP=1 keeps it).
+ */
+export async function openBench(prefix) {
+  const dir = await mkdtemp(join(os.tmpdir(), prefix));
+  const upstreamPort = await freePort();
+  await writeFile(join(dir, 'upstream.conf'), upstreamConfig(dir, 'upstream', upstreamPort));
+  const upstream = startPinned('upstream', '1', 'nginx', nginxArgs(dir, join(dir, 'upstream.conf'), 'upstream'));
+  const close = async () => {
     await upstream.stop();
     if (KEEP) console.log(`kept: ${dir} (<variant>.log is each file variant's standard output)`);
     else await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForPort(upstream, upstreamPort);
+    await writeBenchAccounts(join(dir, 'accounts.yaml'));
+    await mkdir(join(dir, 'policies'));
+    await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
+  } catch (error) {
+    await close();
+    throw error;
   }
+  return { dir, upstreamPort, close };
+}
+
+/**
+ * One measured run of a thawed gateway: 2 s of unmeasured load, then `durationS` measured, with its CPU per request
+ * split into the main thread's and the other threads'. Throws on any non-2xx answer or socket error.
+ */
+export async function measureRun(gateway, durationS) {
+  await drive(gateway, 2);
+  const before = threadTicks(gateway.server.pid);
+  const measured = await drive(gateway, durationS);
+  const after = threadTicks(gateway.server.pid);
+  const usPerRequest = (ticks) => (ticks * 1e6) / CLOCK_TICKS_PER_SECOND / measured.requests;
+  const run = { ...measured, mainUs: usPerRequest(after.main - before.main), otherThreadsUs: usPerRequest(after.others - before.others) };
+  if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${gateway.name}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
+  // The gateway holds its FIFO open for reading too, so a reader that died would only show as lines dropped.
+  if (gateway.consumer?.exited) throw new Error(`${gateway.name}: the log pipe's reader (cat) exited`);
+  return run;
+}
+
+/** A run's figures on one line. */
+export function runLine(run) {
+  const others = `${Math.round(run.othersShare * 100)}% others on core 0`;
+  const threads = `main thread ${run.mainUs.toFixed(1)} + other threads ${run.otherThreadsUs.toFixed(1)} µs/req`;
+  return `${Math.round(run.rps)} req/s, ${run.cpuUsPerRequest.toFixed(1)} µs/req (${threads}), p99 ${run.p99Ms} ms, p99.9 ${run.p999Ms} ms, ${others}`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
