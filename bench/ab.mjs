@@ -156,11 +156,11 @@ export async function openBench(prefix) {
 }
 
 /**
- * One measured run of a thawed gateway: 2 s of unmeasured load, then `durationS` measured, with its CPU per request
- * split into the main thread's and the other threads'. Throws on any non-2xx answer or socket error.
+ * One measured run of a thawed gateway: `rewarmS` of unmeasured load (0: none), then `durationS` measured, with its
+ * CPU per request split into the main thread's and the other threads'. Throws on any non-2xx answer or socket error.
  */
-export async function measureRun(gateway, durationS) {
-  await drive(gateway, 2);
+export async function measureRun(gateway, durationS, rewarmS = 2) {
+  if (rewarmS > 0) await drive(gateway, rewarmS);
   const before = threadTicks(gateway.server.pid);
   const measured = await drive(gateway, durationS);
   const after = threadTicks(gateway.server.pid);

@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, startPinned } from './load.mjs';
 
-const REPO_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+/** The checkout this benchmark belongs to (its `dist/` is the build measured). */
+export const REPO_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 
 export async function freePort() {
   return new Promise((resolve, reject) => {
