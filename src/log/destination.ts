@@ -12,10 +12,12 @@ import { pino } from 'pino';
  * Decisions (bench/README.md has the figures):
  *
  * - The lines of a batch are appended to one string and encoded once, when
- *   the batch is handed over: a Buffer per line cost an allocation, and an
- *   object that lived as long as its batch, on every protected call. Encoding
- *   each line into a buffer as it came kept nothing alive but cost more CPU
- *   per line (bench/README.md, "A third of the string per batch").
+ *   the batch is handed over, every ten lines or so: a Buffer per line cost
+ *   an allocation, and an object that lived as long as its batch, on every
+ *   protected call. Encoding each line into a buffer as it came kept nothing
+ *   alive but cost more CPU per line; a longer string batch kept more alive
+ *   at each scavenge and lengthened the tail (docs/performance.md, "A tenth
+ *   VM"; bench/README.md, "A third of the string per batch").
  * - sonic-boom (pino's own destination, from `pino.destination`) does the
  *   writing: the queue behind a write in progress, the retries on a full
  *   non-blocking pipe, the bound and the final synchronous flush. It runs in
@@ -67,12 +69,15 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
   const sync = isRegularFile(fd);
   // A batch is a quarter of the bound at most, so a full batch is refused only when a consumer is really behind.
   const batchBytes = Math.min(FLUSH_AT_BYTES, Math.floor(maxPendingBytes / 4));
-  // A batch is handed over at a third of that many UTF-16 units (at most 3 bytes each in UTF-8), less room for the
-  // dropped-lines warning that may go before it: the two stay under sonic-boom's minLength, which then writes three
-  // or so batches at once. A string batch keeps its lines alive until it is encoded, so a third of one also means a
-  // third of what a scavenge copies.
+  // The string batch is handed over at a 24th of that many UTF-16 units (at most 3 bytes each in UTF-8), less room
+  // for the dropped-lines warning that may go before it: about 2,700 units, some ten access lines. A string batch
+  // keeps its lines alive until it is encoded, and a scavenge copies what is alive, with V8's helper threads that the
+  // event loop waits for on one core: handed over at a third (about 75 lines), the gateway's p99.9 was higher in 7
+  // of 8 comparisons of three A/B runs, for about 1 µs less CPU per call (docs/performance.md, "A tenth VM"). Under
+  // 4 KiB, the encoded batch is a slice of node's shared buffer pool. sonic-boom still gathers 64 KiB before it
+  // writes (minLength), so a busy gateway still makes one write call per 64 KiB.
   const warningRoom = Buffer.byteLength(droppedWarning(Number.MAX_SAFE_INTEGER));
-  const batchChars = Math.max(1, Math.floor((batchBytes - warningRoom) / 3));
+  const batchChars = Math.max(1, Math.floor((batchBytes - warningRoom) / 3 / 8));
   // sonic-boom starts a write once it holds a whole batch's worth of bytes (minLength). A batch handed over at exit
   // stays in its buffer until flushSync() writes it: at exit that write is synchronous and retried on a full pipe,
   // which an asynchronous write started at exit would not be.
