@@ -95,6 +95,15 @@ function threadTicks(pid) {
   return ticks;
 }
 
+/** Freezes every gateway, then warms each up alone: 6 s of load, thawed only for it. */
+export async function warmUp(gateways) {
+  for (const gateway of gateways) gateway.server.freeze();
+  for (const gateway of gateways) await gateway.server.alone(() => drive(gateway, 6));
+}
+
+/** The gateways in a pass's order: each pass starts one further on, so each runs first in turn (the cyclic order stays). */
+export const inTurn = (gateways, pass) => gateways.map((_, i) => gateways[(i + pass) % gateways.length]);
+
 export const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
 
 export async function ab(args) {
@@ -103,11 +112,9 @@ export async function ab(args) {
   const gateways = [];
   try {
     for (const variant of variants) gateways.push(await startVariant(variant, bench.dir, bench.upstreamPort));
-    for (const gateway of gateways) gateway.server.freeze();
-    for (const gateway of gateways) await gateway.server.alone(() => drive(gateway, 6));
+    await warmUp(gateways);
     for (let pass = 0; pass < PASSES; pass++) {
-      // Each pass starts one variant further on, so that each variant runs first in turn (the cyclic order stays).
-      for (const gateway of gateways.map((_, i) => gateways[(i + pass) % gateways.length])) {
+      for (const gateway of inTurn(gateways, pass)) {
         const run = await gateway.server.alone(() => measureRun(gateway, DURATION_S));
         gateway.runs.push(run);
         console.log(`pass ${pass + 1} ${gateway.name}: ${runLine(run)}`);

@@ -13,39 +13,27 @@
 //
 // Bounded: processes x (6.5 s of warm-up + BENCH_LINE_PASSES x (0.5 + 2 x (3.3 + BENCH_LINE_DURATION)) s), about 3.7
 // minutes by default, plus start-up. BENCH_AB_KEEP=1 keeps the temp dir (each process's log), as for ab.mjs.
-import { openSync, readSync, closeSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { drive, measureRun, median, openBench, runLine, startVariant } from './ab.mjs';
+import { drive, inTurn, measureRun, median, openBench, runLine, startVariant, warmUp } from './ab.mjs';
 import { knob, machineLine, REPO_DIR, writeResult } from './lib.mjs';
+import { countLines, LOG_LINES_AT_LEAST, LOG_SETTLE_MS, LOGGED_LATENCY } from './protected-call.mjs';
 
 const PROCESSES = knob('BENCH_LINE_PROCESSES', 3, { whole: true });
 const PASSES = knob('BENCH_LINE_PASSES', 4, { whole: true });
 const DURATION_S = knob('BENCH_LINE_DURATION', 5);
 const LEVELS = ['info', 'warn'];
-// What ends an access line (access-line.ts), and nothing else the gateway logs.
-const ACCESS_LINE_END = Buffer.from('"msg":"request"}\n');
-// Lines of the measured run still in the destination's batch are written at most 100 ms after it.
-const FLUSH_WAIT_MS = 300;
-
 /** Switches a thawed gateway's log level: gateway.yaml rewritten, then SIGHUP. */
 async function switchLevel(gateway, level) {
   await gateway.configure(level);
   gateway.server.signal('SIGHUP');
 }
 
-/** Access lines in a file from byte `offset` on. */
-function accessLinesFrom(file, offset) {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.alloc(Math.max(0, statSync(file).size - offset));
-    const read = readSync(fd, buffer, 0, buffer.length, offset);
-    let lines = 0;
-    for (let at = buffer.indexOf(ACCESS_LINE_END); at >= 0 && at < read; at = buffer.indexOf(ACCESS_LINE_END, at + 1)) lines++;
-    return lines;
-  } finally {
-    closeSync(fd);
-  }
+/** Access lines in a file from byte `offset` on: the lines that carry a request's latency, as protected-call.mjs reads them. */
+async function accessLinesFrom(file, offset) {
+  const { latencies } = await countLines(file, offset, LOGGED_LATENCY.gateway);
+  return latencies.length;
 }
 
 /**
@@ -57,9 +45,9 @@ async function runAt(gateway, level) {
   await drive(gateway, 3);
   const offset = statSync(gateway.logFile).size;
   const run = await measureRun(gateway, DURATION_S, 0);
-  await sleep(FLUSH_WAIT_MS);
-  const lines = accessLinesFrom(gateway.logFile, offset);
-  const took = level === 'info' ? lines >= 0.98 * run.requests : lines === 0;
+  await sleep(LOG_SETTLE_MS);
+  const lines = await accessLinesFrom(gateway.logFile, offset);
+  const took = level === 'info' ? lines >= LOG_LINES_AT_LEAST * run.requests : lines === 0;
   if (!took) throw new Error(`${gateway.name}: the switch to ${level} did not take (${lines} access lines for ${run.requests} requests)`);
   return { ...run, level };
 }
@@ -76,11 +64,10 @@ export async function lineCost() {
     for (let i = 1; i <= PROCESSES; i++) {
       gateways.push(await startVariant({ name: `gateway#${i}`, root: REPO_DIR, flags: [], level: 'info', pipe: false }, bench.dir, bench.upstreamPort));
     }
-    for (const gateway of gateways) gateway.server.freeze();
-    for (const gateway of gateways) await gateway.server.alone(() => drive(gateway, 6));
+    await warmUp(gateways);
     for (let pass = 0; pass < PASSES; pass++) {
       const order = pass % 2 === 0 ? LEVELS : [...LEVELS].reverse();
-      for (const gateway of gateways.map((_, i) => gateways[(i + pass) % gateways.length])) {
+      for (const gateway of inTurn(gateways, pass)) {
         const runs = await gateway.server.alone(async () => {
           const byLevel = {};
           for (const level of order) byLevel[level] = await runAt(gateway, level);

@@ -72,9 +72,9 @@ const DISTURBED = 0.1;
  */
 const REWARM_S = knob('BENCH_REWARM', 2, { zero: true }); // 0 turns it off (the smoke run in bench/README.md)
 /** After a logging row's run, time for its last lines to reach the file or pipe (the gateway flushes every 100 ms). */
-const LOG_SETTLE_MS = 300;
+export const LOG_SETTLE_MS = 300;
 /** A logging row whose run wrote fewer lines than this share of (lines per request x requests) fails its log check. */
-const LOG_LINES_AT_LEAST = 0.98;
+export const LOG_LINES_AT_LEAST = 0.98;
 
 const progress = (line) => process.stderr.write(`[protected-call] ${line}\n`);
 const median = (values) => {
@@ -214,7 +214,7 @@ async function check(config) {
  * Newline characters in a file from byte `start` on; with `latencyOf`, also each line's latency as the server logged
  * it (ms), where the function finds one.
  */
-async function countLines(file, start = 0, latencyOf = undefined) {
+export async function countLines(file, start = 0, latencyOf = undefined) {
   let lines = 0;
   const latencies = [];
   let partial = '';
@@ -241,7 +241,7 @@ async function countLines(file, start = 0, latencyOf = undefined) {
  * request's first byte to the response's last, whole ms). Against wrk's figures for the same run, they tell the
  * time spent inside the server from the time spent before it reads a request and after it sends the answer.
  */
-const LOGGED_LATENCY = {
+export const LOGGED_LATENCY = {
   gateway: (line) => {
     const match = /"latencyMs":([\d.]+)/.exec(line);
     return match ? Number(match[1]) : undefined;
