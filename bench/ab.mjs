@@ -15,6 +15,10 @@
 //   git stash && npm run build && (same into /tmp/ab-old) && git stash pop && npm run build
 //   node bench/ab.mjs new=/tmp/ab-new old=/tmp/ab-old 'stgc=/tmp/ab-new;--single-threaded-gc' 'quiet=/tmp/ab-new;;warn'
 //
+// Each variant runs with the node flags its build ships with (src/cli/node-flags.ts; none for a build from before
+// them), then its own <node flags>: node takes the last value of a flag, so 'four=/tmp/ab-new;--v8-pool-size=4' runs
+// the build on node's default of four V8 helper threads.
+//
 // `pipe` sends the variant's standard output into a FIFO read by `cat` on core 1 (protected-call.mjs's pipe row)
 // instead of a file. Each pass also splits the server's CPU per request into its main thread's and the other
 // threads' (V8's helpers, libuv's pool: a log written to a pipe goes through the pool), from /proc/<pid>/task.
@@ -24,7 +28,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_ACCOUNT, freePort, knob, percentile, writeBenchAccounts } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, knob, percentile, shippedNodeFlags, writeBenchAccounts } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, runWrk, startPinned, threadCpuTicks, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
@@ -74,7 +78,9 @@ export async function startVariant(variant, dir, upstreamPort) {
     // Read-write: the open does not wait for cat, and the descriptor stays blocking (as in protected-call.mjs).
     log = openSync(fifo, fsConstants.O_RDWR);
   } else log = openSync(logFile, 'a');
-  const server = startPinned(variant.name, '0', 'node', [...variant.flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config], { stdout: log });
+  // The build's own shipped flags first, then the variant's: of two values for one flag node takes the last.
+  const flags = [...(await shippedNodeFlags(variant.root)), ...variant.flags];
+  const server = startPinned(variant.name, '0', 'node', [...flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config], { stdout: log });
   closeSync(log);
   await waitForPort(server, port, 30_000);
   const url = `http://127.0.0.1:${port}`;

@@ -5,11 +5,28 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, startPinned } from './load.mjs';
 
 /** The checkout this benchmark belongs to (its `dist/` is the build measured). */
 export const REPO_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * The node flags a build of the gateway ships with (`NODE_FLAGS` of src/cli/node-flags.ts, read from the build's
+ * `dist/`), or none for a build from before they existed. Every benchmark starts the gateway with them, as its
+ * binary, `npm start` and the container do; the peers and the bare forwarder run on node's own defaults.
+ */
+export async function shippedNodeFlags(root) {
+  try {
+    return [...(await import(pathToFileURL(join(root, 'dist', 'cli', 'node-flags.js')).href)).NODE_FLAGS];
+  } catch (error) {
+    if (error?.code === 'ERR_MODULE_NOT_FOUND') return [];
+    throw error;
+  }
+}
+
+/** The flags of the build measured (this checkout's `dist/`). */
+export const GATEWAY_NODE_FLAGS = await shippedNodeFlags(REPO_DIR);
 
 export async function freePort() {
   return new Promise((resolve, reject) => {
@@ -54,7 +71,7 @@ export async function startRedis({ cores } = {}) {
 
 /** `token-gateway serve` as a child process; resolves with its URL (and its admin listener's, if any) once it is ready. */
 export async function startGateway(configFile, env = {}) {
-  const child = spawn(process.execPath, ['dist/cli/main.js', 'serve', '--config', configFile], {
+  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, 'dist/cli/main.js', 'serve', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });
@@ -161,7 +178,7 @@ export async function startPinnedGateway({ dir, name, cores, config, timeoutMs =
   const port = await freePort();
   const file = join(dir, `${name}.yaml`);
   await writeFile(file, [`listen: { host: 127.0.0.1, port: ${port} }`, 'admin: { port: 0 }', ...config, ''].join('\n'));
-  const server = startPinned(name, cores, process.execPath, [join(REPO_DIR, 'dist', 'cli', 'main.js'), 'serve', '--config', file], { cwd: REPO_DIR });
+  const server = startPinned(name, cores, process.execPath, [...GATEWAY_NODE_FLAGS, join(REPO_DIR, 'dist', 'cli', 'main.js'), 'serve', '--config', file], { cwd: REPO_DIR });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -12,7 +12,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
-import { BENCH_ACCOUNT, freePort, knob, machine, machineLine, percentile, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machine, machineLine, percentile, writeBenchAccounts, writeResult } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, THAW_SETTLE_MS, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
@@ -132,7 +132,7 @@ async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstre
   const config = benchGatewayYaml({ port, accountsFile, logLevel, upstreamPort, policiesFolder: join(dir, 'policies'), fullPipeline: pipeline === 'full' });
   const file = join(dir, `${id}.yaml`);
   await writeFile(file, config);
-  const server = startPinned(id, SERVER_CORE, process.execPath, [join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR, stdout });
+  const server = startPinned(id, SERVER_CORE, process.execPath, [...GATEWAY_NODE_FLAGS, join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR, stdout });
   const url = `http://127.0.0.1:${port}`;
   await untilReady(server, `${url}/readyz`);
   return { server, url };

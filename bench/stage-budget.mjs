@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BENCH_ACCOUNT, freePort, knob, machineLine, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machineLine, writeBenchAccounts, writeResult } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
@@ -129,7 +129,7 @@ export async function stageBudget() {
       benchGatewayYaml({ port: gatewayPort, accountsFile: join(dir, 'accounts.yaml'), logLevel: 'info', upstreamPort, policiesFolder: join(dir, 'policies') }),
     );
     const logFd = openSync(join(dir, 'gateway.log'), 'w');
-    const gateway = await profiled(dir, 'gateway', [join(REPO_DIR, 'dist', 'cli', 'main.js')], ['serve', '--config', join(dir, 'gateway.yaml')], { stdout: logFd });
+    const gateway = await profiled(dir, 'gateway', [...GATEWAY_NODE_FLAGS, join(REPO_DIR, 'dist', 'cli', 'main.js')], ['serve', '--config', join(dir, 'gateway.yaml')], { stdout: logFd });
     closeSync(logFd);
     stops.push(gateway.server);
     await waitForPort(gateway.server, gatewayPort, 30_000);

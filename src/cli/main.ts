@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --v8-pool-size=2
+// The first line's node flags are NODE_FLAGS (node-flags.ts says why); a test holds the two alike.
 import { holdHangups } from './held-hangups.js';
 
 // Before the rest is loaded, which takes a while: a SIGHUP meanwhile must not end a starting `serve`.

@@ -6,6 +6,7 @@ import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { run } from '../../src/cli/run.js';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { loadGatewayConfig } from '../../src/config/load.js';
 import type { GatewayConfig } from '../../src/config/schema.js';
 import { ensureSecrets } from '../../src/deploy/secrets.js';
@@ -162,7 +163,7 @@ describe('docker-compose.yml', () => {
   it('runs only files the build produces', () => {
     const scripts = [
       ...['upstream', 'secrets'].map((name) => service(name).entrypoint?.[1]),
-      dockerfileExec('ENTRYPOINT')[1],
+      dockerfileExec('ENTRYPOINT').at(-1),
       /CMD \["node", "([^"]+)"\]/.exec(readFileSync(DOCKERFILE, 'utf8'))?.[1], // the HEALTHCHECK
     ];
     for (const script of scripts) {
@@ -179,7 +180,7 @@ describe('Dockerfile', () => {
     const cmd = dockerfileExec('CMD');
     expect(cmd[0]).toBe('serve');
     expect(cmd[cmd.indexOf('--config') + 1]).toBe(CONFIG_IN_CONTAINER);
-    expect(dockerfileExec('ENTRYPOINT')).toEqual(['node', 'dist/cli/main.js']);
+    expect(dockerfileExec('ENTRYPOINT')).toEqual(['node', ...NODE_FLAGS, 'dist/cli/main.js']);
   });
 
   it('builds on a pinned Node 20 bookworm-slim, runs as node in production mode, and exposes the published ports', () => {
