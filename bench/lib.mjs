@@ -1,6 +1,6 @@
 // Shared pieces of the benchmark scripts: processes, ports, machine facts, result files.
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import os from 'node:os';
@@ -17,12 +17,9 @@ export const REPO_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
  * binary, `npm start` and the container do; the peers and the bare forwarder run on node's own defaults.
  */
 export async function shippedNodeFlags(root) {
-  try {
-    return [...(await import(pathToFileURL(join(root, 'dist', 'cli', 'node-flags.js')).href)).NODE_FLAGS];
-  } catch (error) {
-    if (error?.code === 'ERR_MODULE_NOT_FOUND') return [];
-    throw error;
-  }
+  if (!existsSync(join(root, 'dist', 'cli', 'main.js'))) throw new Error(`no build in ${root} (npm run build first)`);
+  const file = join(root, 'dist', 'cli', 'node-flags.js');
+  return existsSync(file) ? [...(await import(pathToFileURL(file).href)).NODE_FLAGS] : [];
 }
 
 /** The flags of the build measured (this checkout's `dist/`). */
@@ -71,7 +68,7 @@ export async function startRedis({ cores } = {}) {
 
 /** `token-gateway serve` as a child process; resolves with its URL (and its admin listener's, if any) once it is ready. */
 export async function startGateway(configFile, env = {}) {
-  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, 'dist/cli/main.js', 'serve', '--config', configFile], {
+  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, join(REPO_DIR, 'dist', 'cli', 'main.js'), 'serve', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
   });

@@ -36,11 +36,16 @@ export class GatewayProcess {
     this.closed = new Promise((done) => child.once('close', () => done()));
   }
 
-  static async start(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<GatewayProcess> {
+  /**
+   * `launcher`: the command line before `serve --config ...`; by default node running the built binary, as the
+   * other launchers (the binary's first line, npm start, the image) do with their own node flags.
+   */
+  static async start(config: Record<string, unknown>, env: Record<string, string> = {}, launcher: readonly string[] = [process.execPath, BIN]): Promise<GatewayProcess> {
     const dir = await mkdtemp(join(tmpdir(), 'token-gateway-proc-'));
     await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
     await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, admin: { port: 0 }, accounts: './accounts.yaml', ...config }));
-    const child = spawn(process.execPath, [BIN, 'serve', '--config', join(dir, 'gateway.yaml')], {
+    const [command = process.execPath, ...leading] = launcher;
+    const child = spawn(command, [...leading, 'serve', '--config', join(dir, 'gateway.yaml')], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: TEST_KEK, ...env },
     });
@@ -74,6 +79,7 @@ export class GatewayProcess {
         }
       });
       child.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening: ${output.stderr}`)));
+      child.once('error', (error) => reject(new Error(`gateway could not be started: ${error.message}`)));
       setTimeout(() => reject(new Error(`gateway did not listen within 15 s: ${output.stderr}`)), 15_000).unref();
     });
     return new GatewayProcess(child, url, adminUrl, dir, lines, output);
