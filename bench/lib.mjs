@@ -22,8 +22,13 @@ export async function shippedNodeFlags(root) {
   return existsSync(file) ? [...(await import(pathToFileURL(file).href)).NODE_FLAGS] : [];
 }
 
-/** The flags of the build measured (this checkout's `dist/`). */
-export const GATEWAY_NODE_FLAGS = await shippedNodeFlags(REPO_DIR);
+/**
+ * The gateway's node flags in every benchmark: those of the build measured (this checkout's `dist/`), then
+ * `BENCH_NODE_FLAGS` (space-separated) for a run with others. node takes the last value of a flag, so
+ * `BENCH_NODE_FLAGS=--v8-pool-size=4` measures the gateway on node's default of four V8 helper threads. Every result
+ * file's machine line names them (machineLine).
+ */
+export const GATEWAY_NODE_FLAGS = [...(await shippedNodeFlags(REPO_DIR)), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
 
 export async function freePort() {
   return new Promise((resolve, reject) => {
@@ -131,10 +136,13 @@ export const openFds = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 
 /**
  * The machine line every result file opens with. `extras` names further versions ("Redis 7.0.15", "wrk 4.2.0"),
- * written after Node's.
+ * written after Node's; it ends with the node flags the gateway's processes ran with, unless the benchmark starts none
+ * (`gatewayProcesses: false`).
  */
-export function machineLine(facts = machine(), extras = []) {
-  return `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; ${[`Node ${facts.node}`, ...extras].join(', ')}. Date: ${facts.date}.`;
+export function machineLine(facts = machine(), extras = [], { gatewayProcesses = true } = {}) {
+  const line = `Machine: ${facts.cpu}, ${facts.memory}, ${facts.os}; ${[`Node ${facts.node}`, ...extras].join(', ')}. Date: ${facts.date}.`;
+  if (!gatewayProcesses) return line;
+  return `${line} Gateway's node flags: ${GATEWAY_NODE_FLAGS.length > 0 ? GATEWAY_NODE_FLAGS.join(' ') : 'none'}.`;
 }
 
 /**

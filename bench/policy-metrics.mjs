@@ -136,7 +136,7 @@ export async function policyMetrics() {
     const markdown = [
       '# Per-policy figures: what they cost a protected call',
       '',
-      machineLine(facts),
+      machineLine(facts, [], { gatewayProcesses: false }),
       '',
       `The three policies of protected-call.mjs's full pipeline (ip-range, regex-protection with the five built-in sets on`,
       `path, query, two headers and JSON bodies, spike arrest per client_id at 100000ps, never refusing) run in-process`,

@@ -61,8 +61,16 @@ const HEADLINE = { gateway: GATEWAY, haproxy: 'haproxy-jwt-log', fastify: 'fasti
 const REFERENCE = { gateway: QUIET, haproxy: 'haproxy-jwt', fastify: 'fastify-jwt', floor: FLOOR };
 /** Rows that always run, whatever BENCH_ONLY says: the headline goals need them. */
 const ALWAYS = new Set(Object.values(HEADLINE));
-/** The gateway rows that run GATEWAY_PROCESSES processes: the headline, its pipe twin and the quiet row they are held against. */
-const SEVERAL = new Set([GATEWAY, 'gateway-full-log-pipe', QUIET]);
+/**
+ * The headline with node's own default of four V8 helper threads instead of the two it ships with (a later value of
+ * a flag wins): what the shipped flag does, in the same run (src/cli/node-flags.ts).
+ */
+const FOUR_HELPERS = 'gateway-full-four-helpers';
+/**
+ * The gateway rows that run GATEWAY_PROCESSES processes: the headline, its pipe twin and the quiet row they are held
+ * against, and the headline on node's default helper threads that the shipped flag is held against.
+ */
+const SEVERAL = new Set([GATEWAY, 'gateway-full-log-pipe', QUIET, FOUR_HELPERS]);
 /** A run in which other work took more than this share of the server's core is reported as disturbed. */
 const DISTURBED = 0.1;
 /**
@@ -127,12 +135,12 @@ export function benchGatewayYaml({ port, accountsFile, logLevel, upstreamPort, p
  * A gateway process (bench/gateway-process.mjs) on its own files: full default pipeline or the Bearer check only.
  * `stdout`: a file descriptor for its standard output (its log), else /dev/null.
  */
-async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstreamPort, accountsFile, stdout }) {
+async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstreamPort, accountsFile, stdout, nodeFlags = [] }) {
   const port = await freePort();
   const config = benchGatewayYaml({ port, accountsFile, logLevel, upstreamPort, policiesFolder: join(dir, 'policies'), fullPipeline: pipeline === 'full' });
   const file = join(dir, `${id}.yaml`);
   await writeFile(file, config);
-  const server = startPinned(id, SERVER_CORE, process.execPath, [...GATEWAY_NODE_FLAGS, join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR, stdout });
+  const server = startPinned(id, SERVER_CORE, process.execPath, [...GATEWAY_NODE_FLAGS, ...nodeFlags, join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR, stdout });
   const url = `http://127.0.0.1:${port}`;
   await untilReady(server, `${url}/readyz`);
   return { server, url };
@@ -384,6 +392,7 @@ export async function protectedCall() {
       { id: GATEWAY, label: 'gateway as shipped: full pipeline, engine `default`, log `info`, stdout to a file', engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file' },
       { id: 'gateway-full-log-pipe', label: `gateway: full pipeline, engine \`default\`, log \`info\`, stdout to a pipe (\`cat\` on core ${CLIENT_CORE})`, engine: 'default', pipeline: 'full', logLevel: 'info', log: 'pipe' },
       { id: QUIET, label: 'gateway: full pipeline, engine `default`, log `warn` (quiet)', engine: 'default', pipeline: 'full', logLevel: 'warn' },
+      { id: FOUR_HELPERS, label: "gateway as shipped, but node's default of four V8 helper threads (`--v8-pool-size=4`)", engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file', nodeFlags: ['--v8-pool-size=4'] },
       { id: 'gateway-full-http-proxy-3', label: 'gateway: full pipeline, engine `http-proxy-3`, log `warn` (quiet)', engine: 'http-proxy-3', pipeline: 'full', logLevel: 'warn' },
       { id: 'gateway-full-http-proxy', label: 'gateway: full pipeline, engine `http-proxy`, log `warn` (quiet)', engine: 'http-proxy', pipeline: 'full', logLevel: 'warn' },
       { id: 'gateway-bearer-only', label: 'gateway: Bearer check only (no policies), engine `default`, log `warn` (quiet)', engine: 'default', pipeline: 'bearer', logLevel: 'warn' },
@@ -786,6 +795,32 @@ function report({ configs, notRun, versions, elapsedS }) {
       '',
     ];
   };
+  /** The headline against itself on node's default helper threads: what the shipped node flag does, same run. */
+  const helperRows = () => {
+    const [shipped, four] = [byId.get(GATEWAY), byId.get(FOUR_HELPERS)];
+    if (!four) return [];
+    const heading = [
+      `### The shipped node flags against node's defaults: \`${GATEWAY}\` and \`${FOUR_HELPERS}\``,
+      '',
+      `Both run the gateway as shipped; \`${GATEWAY}\` with its node flags (${GATEWAY_NODE_FLAGS.join(' ') || 'none'}), \`${FOUR_HELPERS}\``,
+      "with `--v8-pool-size=4` after them: node's own default of four V8 helper threads. Latencies and CPU: medians over",
+      "the runs; the ratio: pass by pass, median (range). Reported, not a goal.",
+      '',
+    ];
+    if (!clean(shipped) || !clean(four)) return [...heading, 'Not measurable (see the table).', ''];
+    const { summary: a } = shipped;
+    const { summary: b } = four;
+    return [
+      ...heading,
+      `| id | req/s | p99 ms | p99.9 ms | CPU µs/req |`,
+      '|---|---:|---:|---:|---:|',
+      `| \`${GATEWAY}\` | ${f0(a.rps)} | ${f2(a.p99Ms)} | ${f2(a.p999Ms)} | ${f1(a.cpuUs)} |`,
+      `| \`${FOUR_HELPERS}\` | ${f0(b.rps)} | ${f2(b.p99Ms)} | ${f2(b.p999Ms)} | ${f1(b.cpuUs)} |`,
+      '',
+      `req/s \`${GATEWAY}\` ÷ \`${FOUR_HELPERS}\`: ${range(ratio(a, b))}; CPU µs/req: ${range(ratio(a, b, 'passCpu'))}.`,
+      '',
+    ];
+  };
   /** Each process of a row that ran several, by its own medians: how far identical processes differ in this run. */
   const processRows = () => {
     const several = configs.filter((config) => config.processes > 1 && !config.problem);
@@ -861,6 +896,7 @@ function report({ configs, notRun, versions, elapsedS }) {
     ...accessLineRows(),
     '',
     ...tailRows(),
+    ...helperRows(),
     `### For reference, not the headline: quiet gateway (\`${QUIET}\`) against the quiet peers`,
     '',
     '| goal | figure | target | result |',

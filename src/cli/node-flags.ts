@@ -11,12 +11,11 @@
  * Kubernetes' static CPU manager), a garbage collection's pause waits for
  * helper tasks that share that core with the event loop, and with four
  * threads in the scheduler's turn the wait was most of the gateway's p99.9.
- * Measured on one pinned core, three `bench/ab.mjs` runs, seven processes
- * each way: p99.9 medians of 9.5 to 26.6 ms (median 11.6) against 14.1 to
- * 34.2 ms (25.8) with four threads, every process lower than its pair, at
- * the same CPU per call (docs/performance.md, "Two helper threads"). Two,
- * not one: on a host with cores to spare the collector still works in
- * parallel, and one measured no better than two on one core.
+ * With two, on one pinned core, the p99.9 was about half, every process
+ * lower than its pair, at the same CPU per call; unpinned on two cores, no
+ * different (docs/performance.md, "Two helper threads", has the runs). Two,
+ * not one: one measured no better on one core, and two leave the collector
+ * some parallelism on a host with cores to spare.
  *
  * A flag on node's command line wins over the same flag in NODE_OPTIONS: to
  * run with another pool size, start `node --v8-pool-size=N dist/cli/main.js`
