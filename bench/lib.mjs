@@ -28,7 +28,8 @@ export async function shippedNodeFlags(root) {
  * `BENCH_NODE_FLAGS=--v8-pool-size=4` measures the gateway on node's default of four V8 helper threads. Every result
  * file's machine line names them (machineLine).
  */
-export const GATEWAY_NODE_FLAGS = [...(await shippedNodeFlags(REPO_DIR)), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+export const BENCH_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+export const GATEWAY_NODE_FLAGS = [...(await shippedNodeFlags(REPO_DIR)), ...BENCH_NODE_FLAGS];
 
 export async function freePort() {
   return new Promise((resolve, reject) => {

@@ -17,7 +17,7 @@ import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { drive, inTurn, measureRun, median, openBench, runLine, startVariant, warmUp } from './ab.mjs';
-import { knob, machineLine, REPO_DIR, writeResult } from './lib.mjs';
+import { BENCH_NODE_FLAGS, knob, machineLine, REPO_DIR, writeResult } from './lib.mjs';
 import { countLines, LOG_LINES_AT_LEAST, LOG_SETTLE_MS, LOGGED_LATENCY } from './protected-call.mjs';
 
 const PROCESSES = knob('BENCH_LINE_PROCESSES', 3, { whole: true });
@@ -62,7 +62,7 @@ export async function lineCost() {
   const pairs = [];
   try {
     for (let i = 1; i <= PROCESSES; i++) {
-      gateways.push(await startVariant({ name: `gateway#${i}`, root: REPO_DIR, flags: [], level: 'info', pipe: false }, bench.dir, bench.upstreamPort));
+      gateways.push(await startVariant({ name: `gateway#${i}`, root: REPO_DIR, flags: BENCH_NODE_FLAGS, level: 'info', pipe: false }, bench.dir, bench.upstreamPort));
     }
     await warmUp(gateways);
     for (let pass = 0; pass < PASSES; pass++) {
