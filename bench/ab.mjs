@@ -79,9 +79,9 @@ export async function startVariant(variant, dir, upstreamPort) {
     log = openSync(fifo, fsConstants.O_RDWR);
   } else log = openSync(logFile, 'a');
   // The build's own shipped flags first, then the variant's: of two values for one flag node takes the last.
-  const flags = [...(await shippedNodeFlags(variant.root)), ...variant.flags];
-  console.log(`${variant.name}: node ${[...flags, join(variant.root, 'dist', 'cli', 'main.js')].join(' ')} serve, log ${variant.level}${variant.pipe ? ' to a pipe' : ''}`);
-  const server = startPinned(variant.name, '0', 'node', [...flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config], { stdout: log });
+  const args = [...(await shippedNodeFlags(variant.root)), ...variant.flags, join(variant.root, 'dist', 'cli', 'main.js'), 'serve', '--config', config];
+  console.log(`${variant.name}: node ${args.join(' ')}, log ${variant.level}${variant.pipe ? ' to a pipe' : ''}`);
+  const server = startPinned(variant.name, '0', 'node', args, { stdout: log });
   closeSync(log);
   await waitForPort(server, port, 30_000);
   const url = `http://127.0.0.1:${port}`;

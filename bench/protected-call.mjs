@@ -66,6 +66,7 @@ const ALWAYS = new Set(Object.values(HEADLINE));
  * a flag wins): what the shipped flag does, in the same run (src/cli/node-flags.ts).
  */
 const FOUR_HELPERS = 'gateway-full-four-helpers';
+const FOUR_HELPERS_FLAGS = ['--v8-pool-size=4'];
 /**
  * The gateway rows that run GATEWAY_PROCESSES processes: the headline, its pipe twin and the quiet row they are held
  * against, and the headline on node's default helper threads that the shipped flag is held against.
@@ -392,7 +393,7 @@ export async function protectedCall() {
       { id: GATEWAY, label: 'gateway as shipped: full pipeline, engine `default`, log `info`, stdout to a file', engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file' },
       { id: 'gateway-full-log-pipe', label: `gateway: full pipeline, engine \`default\`, log \`info\`, stdout to a pipe (\`cat\` on core ${CLIENT_CORE})`, engine: 'default', pipeline: 'full', logLevel: 'info', log: 'pipe' },
       { id: QUIET, label: 'gateway: full pipeline, engine `default`, log `warn` (quiet)', engine: 'default', pipeline: 'full', logLevel: 'warn' },
-      { id: FOUR_HELPERS, label: "gateway as shipped, but node's default of four V8 helper threads (`--v8-pool-size=4`)", engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file', nodeFlags: ['--v8-pool-size=4'] },
+      { id: FOUR_HELPERS, label: `gateway as shipped, but node's default of four V8 helper threads (\`${FOUR_HELPERS_FLAGS.join(' ')}\`)`, engine: 'default', pipeline: 'full', logLevel: 'info', log: 'file', nodeFlags: FOUR_HELPERS_FLAGS },
       { id: 'gateway-full-http-proxy-3', label: 'gateway: full pipeline, engine `http-proxy-3`, log `warn` (quiet)', engine: 'http-proxy-3', pipeline: 'full', logLevel: 'warn' },
       { id: 'gateway-full-http-proxy', label: 'gateway: full pipeline, engine `http-proxy`, log `warn` (quiet)', engine: 'http-proxy', pipeline: 'full', logLevel: 'warn' },
       { id: 'gateway-bearer-only', label: 'gateway: Bearer check only (no policies), engine `default`, log `warn` (quiet)', engine: 'default', pipeline: 'bearer', logLevel: 'warn' },
@@ -803,19 +804,17 @@ function report({ configs, notRun, versions, elapsedS }) {
       `### The shipped node flags against node's defaults: \`${GATEWAY}\` and \`${FOUR_HELPERS}\``,
       '',
       `Both run the gateway as shipped; \`${GATEWAY}\` with its node flags (${GATEWAY_NODE_FLAGS.join(' ') || 'none'}), \`${FOUR_HELPERS}\``,
-      "with `--v8-pool-size=4` after them: node's own default of four V8 helper threads. Latencies and CPU: medians over",
+      `with \`${FOUR_HELPERS_FLAGS.join(' ')}\` after them: node's own default of four V8 helper threads. Latencies and CPU: medians over`,
       "the runs; the ratio: pass by pass, median (range). Reported, not a goal.",
       '',
     ];
     if (!clean(shipped) || !clean(four)) return [...heading, 'Not measurable (see the table).', ''];
-    const { summary: a } = shipped;
-    const { summary: b } = four;
+    const [a, b] = [shipped.summary, four.summary];
     return [
       ...heading,
-      `| id | req/s | p99 ms | p99.9 ms | CPU µs/req |`,
+      '| id | req/s | p99 ms | p99.9 ms | CPU µs/req |',
       '|---|---:|---:|---:|---:|',
-      `| \`${GATEWAY}\` | ${f0(a.rps)} | ${f2(a.p99Ms)} | ${f2(a.p999Ms)} | ${f1(a.cpuUs)} |`,
-      `| \`${FOUR_HELPERS}\` | ${f0(b.rps)} | ${f2(b.p99Ms)} | ${f2(b.p999Ms)} | ${f1(b.cpuUs)} |`,
+      ...[[GATEWAY, a], [FOUR_HELPERS, b]].map(([id, s]) => `| \`${id}\` | ${f0(s.rps)} | ${f2(s.p99Ms)} | ${f2(s.p999Ms)} | ${f1(s.cpuUs)} |`),
       '',
       `req/s \`${GATEWAY}\` ÷ \`${FOUR_HELPERS}\`: ${range(ratio(a, b))}; CPU µs/req: ${range(ratio(a, b, 'passCpu'))}.`,
       '',

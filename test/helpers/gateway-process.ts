@@ -40,11 +40,11 @@ export class GatewayProcess {
    * `launcher`: the command line before `serve --config ...`; by default node running the built binary, as the
    * other launchers (the binary's first line, npm start, the image) do with their own node flags.
    */
-  static async start(config: Record<string, unknown>, env: Record<string, string> = {}, launcher: readonly string[] = [process.execPath, BIN]): Promise<GatewayProcess> {
+  static async start(config: Record<string, unknown>, env: Record<string, string> = {}, launcher: readonly [string, ...string[]] = [process.execPath, BIN]): Promise<GatewayProcess> {
     const dir = await mkdtemp(join(tmpdir(), 'token-gateway-proc-'));
     await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
     await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, admin: { port: 0 }, accounts: './accounts.yaml', ...config }));
-    const [command = process.execPath, ...leading] = launcher;
+    const [command, ...leading] = launcher;
     const child = spawn(command, [...leading, 'serve', '--config', join(dir, 'gateway.yaml')], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: TEST_KEK, ...env },
