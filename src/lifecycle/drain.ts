@@ -1,5 +1,6 @@
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { closeListener } from '../listeners/accept-descriptors.js';
 import type { Logger } from '../log/logger.js';
 import type { ShutdownState } from '../telemetry/health.js';
 
@@ -94,7 +95,7 @@ export class Drain implements ShutdownState {
     this.graceMs = graceMs;
     for (const res of this.serving.values()) if (res) closeConnectionAfter(res);
     // node's close() also closes the connections that are idle at this moment.
-    const closed = Promise.all(listeners.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    const closed = Promise.all(listeners.map((server) => new Promise<void>((resolve) => closeListener(server, () => resolve()))));
     this.graceTimer = setTimeout(() => this.endGrace(), graceMs).unref();
     await closed;
     clearTimeout(this.graceTimer);

@@ -11,6 +11,7 @@ import { describeStore } from '../config/store-schema.js';
 import type { GatewayContext } from '../context.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import { scheduleRotation, type Maintainable, type RotationSchedule } from '../keys/rotation.js';
+import { acceptOnSeveralDescriptors, closeListener } from '../listeners/accept-descriptors.js';
 import { openClientListeners, type ClientListeners } from '../listeners/client-listeners.js';
 import { hostForUrl } from '../listeners/listen.js';
 import { applyServerLimits } from '../listeners/server-limits.js';
@@ -114,7 +115,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     state.connect();
     await untilServing(state, clock, logger);
   }
-  const listeners = await openClientListeners(config, tls, (server) => releases.add(() => server.close())).catch((error: unknown) => releases.failStart(error));
+  const listeners = await openClientListeners(config, tls, (server) => releases.add(() => closeListener(server))).catch((error: unknown) => releases.failStart(error));
   const issuer = issuerOf(config, `http://${hostForUrl(config.listen.host)}:${listeners.port}`);
   const rotation = startRotation(state.keeper, state.keyRing, clock, metrics, logger);
   const refusals = new RecentRefusals();
@@ -152,6 +153,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const certificates = listeners.https && config.tls && new CertificateReloader(listeners.https, config.tls, logger, watch);
   if (!options.listenWhenReady) state.connect();
   announceListening(generations.current, listeners, tls, admin, accounts.registry);
+  acceptOnMoreDescriptors(listeners, logger);
 
   let closing: Promise<void> | undefined;
   const close = async () => {
@@ -249,6 +251,19 @@ function announceListening(ctx: GatewayContext, listeners: ClientListeners, tls:
     },
     'token-gateway listening',
   );
+}
+
+/**
+ * More descriptors for each client listener (accept-descriptors.ts), in the
+ * background: the gateway serves on the one it bound meanwhile, and a helper
+ * that fails costs a warning, never the start.
+ */
+function acceptOnMoreDescriptors(listeners: ClientListeners, logger: Logger): void {
+  for (const listener of listeners.all) {
+    void acceptOnSeveralDescriptors(listener).then(({ problem }) => {
+      if (problem) logger.warn({ problem }, 'new connections are accepted one per turn of the event loop: a burst of them waits longer (docs/performance.md)');
+    });
+  }
 }
 
 const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
