@@ -112,9 +112,17 @@ export function closeListener(server: Server, callback?: (error?: Error) => void
 
 const closeHandle = (duplicate: unknown): void => (duplicate as { close?: () => void }).close?.();
 
+/**
+ * What node's accept applies to each new socket, read from the server that accepts it: an http or https listener
+ * has `allowHalfOpen` and `noDelay` on (no Nagle delay on a streamed answer), which a plain net.Server has off.
+ */
+const SOCKET_SETTINGS = ['allowHalfOpen', 'pauseOnConnect', 'noDelay', 'keepAlive', 'keepAliveInitialDelay', 'highWaterMark'] as const;
+
 /** A server on one more descriptor of the socket, handing each connection to the listener that bound it. */
 function acceptorFor(server: Server, duplicate: unknown): NetServer {
   const acceptor = new NetServer();
+  // Copied as node stored them (keepAliveInitialDelay already in seconds), not passed through the constructor again.
+  for (const setting of SOCKET_SETTINGS) Reflect.set(acceptor, setting, Reflect.get(server, setting));
   acceptor.on('connection', (socket) => server.emit('connection', socket));
   // Errors of accept() on this descriptor (EMFILE...) are the listener's own: node's net.Server reports them so too.
   acceptor.on('error', (error) => server.emit('error', error));
@@ -142,6 +150,8 @@ function duplicatesFromHelper(handle: unknown, count: number, execPath: string, 
     const finish = (error?: Error) => {
       clearTimeout(timer);
       helper.removeListener('message', onMessage).removeListener('error', onError).removeListener('exit', onExit);
+      // A copy still on its way when this ends would hold the port open unseen: it is closed on arrival.
+      helper.on('message', (_message, stray) => closeHandle(stray));
       // Done with it either way: its copy of the socket goes with it.
       helper.kill('SIGKILL');
       if (error) {

@@ -1,10 +1,15 @@
 import { readdirSync, readlinkSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, get, type Server } from 'node:http';
+import { createServer as createHttpsServer, get as httpsGet } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACCEPT_DESCRIPTORS, acceptOnSeveralDescriptors, closeListener } from '../../src/listeners/accept-descriptors.js';
 import { eventually } from '../helpers/eventually.js';
 import { bootGateway } from '../helpers/gateway.js';
+import { selfSignedCertificate } from '../helpers/tls-certificates.js';
 
 const servers: Server[] = [];
 afterEach(() => Promise.all(servers.splice(0).map((server) => new Promise((done) => closeListener(server, done)))));
@@ -71,12 +76,47 @@ async function turnsToAccept(server: Server, count: number): Promise<number> {
 }
 
 describe('several descriptors for one listening socket', () => {
-  it(`holds ${ACCEPT_DESCRIPTORS} descriptors of the socket, and every connection on any of them is served by the listener`, async () => {
+  it(`holds ${ACCEPT_DESCRIPTORS} descriptors of the socket, and every connection on any of them is served by the listener, with its socket settings`, async () => {
     const server = await listening();
     expect(await acceptOnSeveralDescriptors(server)).toEqual({ count: ACCEPT_DESCRIPTORS });
     expect(descriptorsOf(socketLinkOf(server))).toBe(ACCEPT_DESCRIPTORS);
+    const accepted: Socket[] = [];
+    server.on('connection', (socket: Socket) => void accepted.push(socket));
     const statuses = await Promise.all(Array.from({ length: 40 }, () => statusOver(portOf(server))));
     expect(statuses).toEqual(Array.from({ length: 40 }, () => 200));
+    // node records on each socket the server that accepted it: some came through the other descriptors.
+    const throughOthers = accepted.filter((socket) => (socket as Socket & { _server: unknown })._server !== server);
+    expect(throughOthers.length).toBeGreaterThan(0);
+    // An http listener's sockets are half-open capable; a plain net.Server's would not be (nor would they have noDelay).
+    expect(throughOthers.every((socket) => socket.allowHalfOpen)).toBe(true);
+  });
+
+  it('does the same for an HTTPS listener: the TLS handshake and the request are the listener\'s', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tg-accept-tls-'));
+    try {
+      const certificate = await selfSignedCertificate(dir, 'gateway');
+      const server = createHttpsServer({ cert: await readFile(certificate.cert), key: await readFile(certificate.key) }, (_req, res) => res.end('ok'));
+      servers.push(server);
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      expect(await acceptOnSeveralDescriptors(server)).toEqual({ count: ACCEPT_DESCRIPTORS });
+      const accepted: Socket[] = [];
+      server.on('connection', (socket: Socket) => void accepted.push(socket));
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 16 },
+          () =>
+            new Promise<number>((resolve, reject) =>
+              httpsGet({ host: '127.0.0.1', port: portOf(server), agent: false, ca: certificate.pem }, (res) =>
+                res.resume().on('end', () => resolve(res.statusCode ?? 0)),
+              ).on('error', reject),
+            ),
+        ),
+      );
+      expect(statuses).toEqual(Array.from({ length: 16 }, () => 200));
+      expect(accepted.some((socket) => (socket as Socket & { _server: unknown })._server !== server)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('accepts a burst of new connections in a few turns of a busy event loop, where one descriptor takes a turn for each', async () => {
@@ -100,7 +140,7 @@ describe('several descriptors for one listening socket', () => {
     expect(descriptorsOf(link)).toBe(0);
   });
 
-  it('closes the duplicates that arrive after the listener closed, so that nothing keeps the port open', async () => {
+  it('closed before its helper answered: the helper is stopped, nothing is reported, and nothing keeps the port open', async () => {
     const server = await listening();
     const link = socketLinkOf(server);
     const port = portOf(server);
