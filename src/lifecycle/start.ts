@@ -260,8 +260,10 @@ function announceListening(ctx: GatewayContext, listeners: ClientListeners, tls:
  */
 function acceptOnMoreDescriptors(listeners: ClientListeners, logger: Logger): void {
   for (const listener of listeners.all) {
+    // Named by the config key that places it, as a bind failure is.
+    const name = listener === listeners.https ? 'tls' : 'listen';
     void acceptOnSeveralDescriptors(listener).then(({ problem }) => {
-      if (problem) logger.warn({ problem }, 'new connections are accepted one per turn of the event loop: a burst of them waits longer (docs/performance.md)');
+      if (problem) logger.warn({ listener: name, problem }, 'new connections are accepted one per turn of the event loop (the listening socket could not be copied): a burst of them waits longer');
     });
   }
 }
