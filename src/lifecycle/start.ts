@@ -153,7 +153,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const certificates = listeners.https && config.tls && new CertificateReloader(listeners.https, config.tls, logger, watch);
   if (!options.listenWhenReady) state.connect();
   announceListening(generations.current, listeners, tls, admin, accounts.registry);
-  acceptOnMoreDescriptors(listeners, logger);
+  acceptBurstsOnEveryListener(listeners, logger);
 
   let closing: Promise<void> | undefined;
   const close = async () => {
@@ -258,7 +258,7 @@ function announceListening(ctx: GatewayContext, listeners: ClientListeners, tls:
  * background: the gateway serves on the one it bound meanwhile, and a helper
  * that fails costs a warning, never the start.
  */
-function acceptOnMoreDescriptors(listeners: ClientListeners, logger: Logger): void {
+function acceptBurstsOnEveryListener(listeners: ClientListeners, logger: Logger): void {
   for (const listener of listeners.all) {
     // Named by the config key that places it, as a bind failure is.
     const name = listener === listeners.https ? 'tls' : 'listen';

@@ -60,20 +60,20 @@ interface Extras {
 const extras = new WeakMap<Server, Extras>();
 
 /**
- * Gives a listening `server` `total - 1` more descriptors of its socket.
+ * Gives a listening `server` ACCEPT_DESCRIPTORS - 1 more descriptors of its socket.
  * Never fails the start: a helper that cannot run or answer leaves the
  * listener as node made it, and says why. In a node:cluster worker the
  * primary accepts for it (round-robin), so nothing is done there.
  */
-export async function acceptOnSeveralDescriptors(server: Server, total = ACCEPT_DESCRIPTORS, execPath = process.execPath): Promise<AcceptDescriptors> {
-  if (cluster.isWorker || total <= 1) return { count: 1 };
+export async function acceptOnSeveralDescriptors(server: Server, execPath = process.execPath): Promise<AcceptDescriptors> {
+  if (cluster.isWorker) return { count: 1 };
   const handle = (server as Server & { _handle?: unknown })._handle;
   if (!handle) return { count: 1, problem: 'the listener has no socket handle' };
   const state: Extras = { acceptors: [], closed: false };
   extras.set(server, state);
   let handles: unknown[];
   try {
-    handles = await duplicatesFromHelper(handle, total - 1, execPath, state);
+    handles = await duplicatesFromHelper(handle, ACCEPT_DESCRIPTORS - 1, execPath, state);
   } catch (error) {
     // Closed meanwhile, the helper was stopped on purpose: nothing to report.
     return state.closed ? { count: 1 } : { count: 1, problem: (error as Error).message };
@@ -110,7 +110,7 @@ export function closeListener(server: Server, callback?: (error?: Error) => void
   });
 }
 
-const closeHandle = (duplicate: unknown): void => (duplicate as { close?: () => void }).close?.();
+const closeHandle = (duplicate: unknown): void => (duplicate as { close?: () => void } | undefined)?.close?.();
 
 /**
  * What node's accept applies to each new socket, read from the server that accepts it: an http or https listener
@@ -139,35 +139,32 @@ function duplicatesFromHelper(handle: unknown, count: number, execPath: string, 
     helper.channel?.unref();
     // Not started (the executable is missing): 'error' follows, and there is no process to wait for.
     const started = helper.pid !== undefined;
-    if (started) {
-      state.helper = helper;
-      helper.once('exit', () => {
-        if (state.helper === helper) state.helper = undefined;
-      });
-    }
+    if (started) state.helper = helper;
     const received: unknown[] = [];
-    const timer = setTimeout(() => finish(new Error(`the descriptor helper did not answer within ${HELPER_TIMEOUT_MS} ms`)), HELPER_TIMEOUT_MS).unref();
-    const finish = (error?: Error) => {
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      helper.removeListener('message', onMessage).removeListener('error', onError).removeListener('exit', onExit);
-      // A copy still on its way when this ends would hold the port open unseen: it is closed on arrival.
-      helper.on('message', (_message, stray) => closeHandle(stray));
       // Done with it either way: its copy of the socket goes with it.
       helper.kill('SIGKILL');
       if (error) {
-        for (const duplicate of received) closeHandle(duplicate);
+        for (const duplicate of received.splice(0)) closeHandle(duplicate);
         reject(error);
       } else resolve(received);
     };
-    const onError = (error: Error) => finish(new Error(`the descriptor helper could not start: ${error.message}`));
-    const onMessage = (_message: unknown, duplicate: unknown) => {
+    const timer = setTimeout(() => settle(new Error(`the descriptor helper did not answer within ${HELPER_TIMEOUT_MS} ms`)), HELPER_TIMEOUT_MS).unref();
+    helper.on('error', (error) => settle(new Error(`the descriptor helper could not start: ${error.message}`)));
+    helper.on('message', (_message, duplicate) => {
+      // A copy still on its way once this is settled would hold the port open unseen: it is closed on arrival.
+      if (settled) return closeHandle(duplicate);
       if (duplicate) received.push(duplicate);
-      if (received.length === count) finish();
-    };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (received.length < count) finish(new Error(`the descriptor helper exited (${signal ?? code}) after ${received.length} of ${count} descriptors`));
-    };
-    helper.on('error', onError).on('message', onMessage).on('exit', onExit);
+      if (received.length === count) settle();
+    });
+    helper.on('exit', (code, signal) => {
+      if (state.helper === helper) state.helper = undefined;
+      settle(new Error(`the descriptor helper exited (${signal ?? code}) after ${received.length} of ${count} descriptors`));
+    });
     if (started) helper.send(count, handle as Parameters<typeof helper.send>[1]);
   });
 }

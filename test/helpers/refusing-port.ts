@@ -26,3 +26,16 @@ export function refusingPort(): Promise<number> {
   });
   return checked;
 }
+
+/** Whether `url`'s host and port refuse a connection now (nothing listens there): a listener that stopped. */
+export function refusesConnections(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}

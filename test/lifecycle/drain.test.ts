@@ -9,6 +9,7 @@ import { issueTokens } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { startHeldUpstream, type HeldUpstream } from '../helpers/held-upstream.js';
 import { eventually } from '../helpers/eventually.js';
+import { refusesConnections } from '../helpers/refusing-port.js';
 import { selfSignedCertificate, type SelfSigned } from '../helpers/tls-certificates.js';
 
 interface Answer {
@@ -30,19 +31,6 @@ function get(url: string, path: string, token: string, agent: HttpAgent, ca?: st
     });
     req.on('error', reject);
     req.end();
-  });
-}
-
-/** Whether a new TCP connection to `url` is refused (the listener has stopped accepting). */
-function refused(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
 }
 
@@ -119,7 +107,7 @@ describe('shutdown on SIGTERM', () => {
 
     await eventually(async () => (await readiness(gateway.adminUrl)).body.status === 'draining');
     expect((await readiness(gateway.adminUrl)).status).toBe(503);
-    await eventually(async () => (await refused(gateway.url)) && (await refused(httpsUrl)));
+    await eventually(async () => (await refusesConnections(gateway.url)) && (await refusesConnections(httpsUrl)));
     await idleClosed;
     expect(held.held).toBe(50);
 

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ACCEPT_DESCRIPTORS, acceptOnSeveralDescriptors, closeListener } from '../../src/listeners/accept-descriptors.js';
 import { eventually } from '../helpers/eventually.js';
 import { bootGateway } from '../helpers/gateway.js';
+import { refusesConnections } from '../helpers/refusing-port.js';
 import { selfSignedCertificate } from '../helpers/tls-certificates.js';
 
 const servers: Server[] = [];
@@ -23,32 +24,25 @@ async function listening(): Promise<Server> {
 
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
-/** How many of this process's descriptors are the socket `server` listens on (Linux: /proc/self/fd links). */
-function descriptorsOf(socketLink: string): number {
-  let count = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
+/** What each of this process's descriptors is (Linux: /proc/self/fd links, `socket:[inode]` for a socket). */
+function descriptorLinks(): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
     try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === socketLink) count++;
+      return [readlinkSync(`/proc/self/fd/${fd}`)];
     } catch {
-      // closed meanwhile (readdir's own descriptor)
+      return []; // closed meanwhile (readdir's own descriptor)
     }
-  }
-  return count;
+  });
 }
+/** How many of this process's descriptors are the socket `socketLink` names. */
+const descriptorsOf = (socketLink: string): number => descriptorLinks().filter((link) => link === socketLink).length;
 const socketLinkOf = (server: Server) => readlinkSync(`/proc/self/fd/${(server as Server & { _handle: { fd: number } })._handle.fd}`);
 
 /** The status of one GET on a connection of its own. */
 const statusOver = (port: number, path = '/') =>
   new Promise<number>((resolve, reject) => get({ host: '127.0.0.1', port, path, agent: false }, (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0))).on('error', reject));
 
-const refusal = (port: number) =>
-  new Promise<string>((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
+const refuses = (port: number) => refusesConnections(`http://127.0.0.1:${port}`);
 
 /**
  * Opens `count` connections at once (the kernel completes each handshake before the loop turns) and keeps the event
@@ -136,7 +130,7 @@ describe('several descriptors for one listening socket', () => {
     const port = portOf(server);
     servers.splice(servers.indexOf(server), 1);
     await new Promise((done) => closeListener(server, done));
-    expect(await refusal(port)).toBe('ECONNREFUSED');
+    expect(await refuses(port)).toBe(true);
     expect(descriptorsOf(link)).toBe(0);
   });
 
@@ -148,13 +142,13 @@ describe('several descriptors for one listening socket', () => {
     servers.splice(servers.indexOf(server), 1);
     closeListener(server);
     expect(await accepting).toEqual({ count: 1 });
-    expect(await refusal(port)).toBe('ECONNREFUSED');
+    expect(await refuses(port)).toBe(true);
     expect(descriptorsOf(link)).toBe(0);
   });
 
   it('keeps the one descriptor and says why when the helper cannot start, and the listener serves as before', async () => {
     const server = await listening();
-    const outcome = await acceptOnSeveralDescriptors(server, ACCEPT_DESCRIPTORS, '/nonexistent/node');
+    const outcome = await acceptOnSeveralDescriptors(server, '/nonexistent/node');
     expect(outcome.count).toBe(1);
     expect(outcome.problem).toMatch(/^the descriptor helper could not start: .*ENOENT/);
     expect(descriptorsOf(socketLinkOf(server))).toBe(1);
@@ -166,16 +160,7 @@ describe('the gateway', () => {
   it(`listens on ${ACCEPT_DESCRIPTORS} descriptors of its client socket once it serves, and leaves none when it stops`, async () => {
     const gateway = await bootGateway();
     const port = Number(new URL(gateway.url).port);
-    const severalTimes = () =>
-      readdirSync('/proc/self/fd')
-        .map((fd) => {
-          try {
-            return readlinkSync(`/proc/self/fd/${fd}`);
-          } catch {
-            return ''; // closed meanwhile (readdir's own descriptor)
-          }
-        })
-        .find((target) => target.startsWith('socket:') && descriptorsOf(target) === ACCEPT_DESCRIPTORS);
+    const severalTimes = () => descriptorLinks().find((link) => link.startsWith('socket:') && descriptorsOf(link) === ACCEPT_DESCRIPTORS);
     let stopped = false;
     try {
       // The helper runs after the start, in the background.
@@ -184,7 +169,7 @@ describe('the gateway', () => {
       expect(statuses).toEqual(Array.from({ length: 20 }, () => 200));
       await gateway.close();
       stopped = true;
-      expect(await refusal(port)).toBe('ECONNREFUSED');
+      expect(await refuses(port)).toBe(true);
       expect(descriptorsOf(link)).toBe(0);
     } finally {
       if (!stopped) await gateway.close();
