@@ -14,28 +14,31 @@ const REFUSING_PORT = 1023;
 let checked: Promise<number> | undefined;
 
 export function refusingPort(): Promise<number> {
-  checked ??= new Promise((resolve, reject) => {
-    const socket = connect(REFUSING_PORT, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      reject(new Error(`something listens on 127.0.0.1:${REFUSING_PORT}; the tests need a port that refuses connections`));
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'ECONNREFUSED' ? resolve(REFUSING_PORT) : reject(new Error(`127.0.0.1:${REFUSING_PORT} did not refuse: ${error.code ?? error.message}`))
+  checked ??= connectOutcome(REFUSING_PORT, '127.0.0.1').then((outcome) => {
+    if (outcome === 'ECONNREFUSED') return REFUSING_PORT;
+    throw new Error(
+      outcome === 'connected'
+        ? `something listens on 127.0.0.1:${REFUSING_PORT}; the tests need a port that refuses connections`
+        : `127.0.0.1:${REFUSING_PORT} did not refuse: ${outcome}`,
     );
   });
   return checked;
 }
 
 /** Whether `url`'s host and port refuse a connection now (nothing listens there): a listener that stopped. */
-export function refusesConnections(url: string): Promise<boolean> {
+export async function refusesConnections(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
+  return (await connectOutcome(Number(port), hostname)) === 'ECONNREFUSED';
+}
+
+/** One TCP connection attempt: `connected` (then closed at once), or the error's code. */
+function connectOutcome(port: number, host: string): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
+    const socket = connect(port, host);
     socket.once('connect', () => {
       socket.destroy();
-      resolve(false);
+      resolve('connected');
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
 }
