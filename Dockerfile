@@ -63,5 +63,5 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "dist/deploy/healthcheck.js"]
 # Node flags: NODE_FLAGS of src/cli/node-flags.ts (two V8 helper threads; a test holds them alike).
-ENTRYPOINT ["node", "--v8-pool-size=2", "dist/cli/main.js"]
+ENTRYPOINT ["node", "--v8-pool-size=2", "--no-allocation-site-pretenuring", "dist/cli/main.js"]
 CMD ["serve", "--config", "/etc/token-gateway/config/gateway.yaml"]

@@ -63,13 +63,13 @@ const REFERENCE = { gateway: QUIET, haproxy: 'haproxy-jwt', fastify: 'fastify-jw
 const ALWAYS = new Set(Object.values(HEADLINE));
 /**
  * The headline with node's own default of four V8 helper threads instead of the two it ships with (a later value of
- * a flag wins): what the shipped flag does, in the same run (src/cli/node-flags.ts).
+ * a flag wins): what the shipped pool size does, in the same run (src/cli/node-flags.ts).
  */
 const FOUR_HELPERS = 'gateway-full-four-helpers';
 const FOUR_HELPERS_FLAGS = ['--v8-pool-size=4'];
 /**
  * The rows that run GATEWAY_PROCESSES processes: the headline, its pipe twin and the quiet row they are held
- * against, the headline on node's default helper threads that the shipped flag is held against, and the two Node
+ * against, the headline on node's default helper threads that the shipped pool size is held against, and the two Node
  * rows of the headline goals, the floor and fastify + fast-jwt logging. A Node process draws its speed for its whole
  * life as a gateway's does (a floor process of the eleventh VM's run used 67 to 130 µs per call), and a goal's
  * verdict must not rest on one draw on either side of its ratio. HAProxy, in C, runs one.

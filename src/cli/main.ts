@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --v8-pool-size=2
+#!/usr/bin/env -S node --v8-pool-size=2 --no-allocation-site-pretenuring
 // The first line's node flags are NODE_FLAGS (node-flags.ts says why); a test holds the two alike.
 import { holdHangups } from './held-hangups.js';
 

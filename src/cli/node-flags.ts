@@ -17,8 +17,21 @@
  * not one: one measured no better on one core, and two leave the collector
  * some parallelism on a host with cores to spare.
  *
+ * `--no-allocation-site-pretenuring`: V8 allocates no object straight into
+ * its old generation because earlier objects from the same line of code
+ * tended to survive. In the JIT's warm-up, while requests are slow, one of
+ * the request path's sites can cross that bar (V8's trace: 115 of 133 found
+ * alive); from then on each request's object from it is born old, dies with
+ * the request, and keeps the young objects it points at alive until the next
+ * full collection: every scavenge then promoted 2 to 3 MB instead of about
+ * 20 KB, and the process used 1.2 to 1.7 times the CPU per call of its
+ * siblings, with twice their p99, until it exited (about one process in
+ * eight). Turning the flag on in such a process ended it within one run;
+ * none run with it went into that state (docs/performance.md, "The slow
+ * process: V8's pretenuring").
+ *
  * A flag on node's command line wins over the same flag in NODE_OPTIONS: to
  * run with another pool size, start `node --v8-pool-size=N dist/cli/main.js`
  * yourself (docs/deployment.md, "CPU").
  */
-export const NODE_FLAGS: readonly string[] = ['--v8-pool-size=2'];
+export const NODE_FLAGS: readonly string[] = ['--v8-pool-size=2', '--no-allocation-site-pretenuring'];

@@ -19,6 +19,7 @@ describe('the node flags every shipped launch carries', () => {
 
   it("are the installed binary's first line (source and build) and npm start's", () => {
     expect(NODE_FLAGS).toContain('--v8-pool-size=2');
+    expect(NODE_FLAGS).toContain('--no-allocation-site-pretenuring');
     expect(firstLine('src/cli/main.ts')).toBe(`#!/usr/bin/env ${ENV_ARGUMENT}`);
     expect(firstLine(BIN)).toBe(`#!/usr/bin/env ${ENV_ARGUMENT}`);
     const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
