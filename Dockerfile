@@ -62,6 +62,6 @@ STOPSIGNAL SIGTERM
 # TOKEN_GATEWAY_HEALTHCHECK_URL overrides the default http://127.0.0.1:9901/livez.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["node", "dist/deploy/healthcheck.js"]
-# Node flags: NODE_FLAGS of src/cli/node-flags.ts (two V8 helper threads; a test holds them alike).
+# Node flags: NODE_FLAGS of src/cli/node-flags.ts (two V8 helper threads, no allocation-site pretenuring; a test holds them alike).
 ENTRYPOINT ["node", "--v8-pool-size=2", "--no-allocation-site-pretenuring", "dist/cli/main.js"]
 CMD ["serve", "--config", "/etc/token-gateway/config/gateway.yaml"]

@@ -806,12 +806,12 @@ function report({ configs, notRun, versions, elapsedS }) {
       '',
     ];
   };
-  /** The headline against itself on node's default helper threads: what the shipped node flag does, same run. */
+  /** The headline against itself on node's default helper threads: what the shipped pool size does, same run. */
   const helperRows = () => {
     const [shipped, four] = [byId.get(GATEWAY), byId.get(FOUR_HELPERS)];
     if (!four) return [];
     const heading = [
-      `### The shipped node flags against node's defaults: \`${GATEWAY}\` and \`${FOUR_HELPERS}\``,
+      `### The shipped pool size against node's default of four helpers: \`${GATEWAY}\` and \`${FOUR_HELPERS}\``,
       '',
       `Both run the gateway as shipped; \`${GATEWAY}\` with its node flags (${GATEWAY_NODE_FLAGS.join(' ') || 'none'}), \`${FOUR_HELPERS}\``,
       `with \`${FOUR_HELPERS_FLAGS.join(' ')}\` after them: node's own default of four V8 helper threads. Latencies and CPU: medians over`,

@@ -23,15 +23,17 @@
  * the request path's sites can cross that bar (V8's trace: 115 of 133 found
  * alive); from then on each request's object from it is born old, dies with
  * the request, and keeps the young objects it points at alive until the next
- * full collection: every scavenge then promoted 2 to 3 MB instead of about
+ * full collection: every scavenge then promoted 2 to 4 MB instead of about
  * 20 KB, and the process used 1.2 to 1.7 times the CPU per call of its
- * siblings, with twice their p99, until it exited (about one process in
- * eight). Turning the flag on in such a process ended it within one run;
- * none run with it went into that state (docs/performance.md, "The slow
- * process: V8's pretenuring").
+ * siblings, with about twice their p99, until it exited (5 of 52 processes
+ * on one VM). Switching pretenuring off in one such process ended it within
+ * one run; none of the four started with the flag went into it, a small
+ * sample (docs/performance.md, "The slow process: V8's pretenuring").
  *
- * A flag on node's command line wins over the same flag in NODE_OPTIONS: to
- * run with another pool size, start `node --v8-pool-size=N dist/cli/main.js`
- * yourself (docs/deployment.md, "CPU").
+ * A flag on node's command line wins over the same flag in NODE_OPTIONS (and
+ * node refuses this V8 flag in NODE_OPTIONS anyway): to run with other
+ * flags, start `node --v8-pool-size=N --no-allocation-site-pretenuring
+ * dist/cli/main.js serve ...` yourself, leaving out what you do not want
+ * (docs/deployment.md, "CPU").
  */
 export const NODE_FLAGS: readonly string[] = ['--v8-pool-size=2', '--no-allocation-site-pretenuring'];
