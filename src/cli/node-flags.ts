@@ -20,15 +20,11 @@
  * `--no-allocation-site-pretenuring`: V8 allocates no object straight into
  * its old generation because earlier objects from the same line of code
  * tended to survive. In the JIT's warm-up, while requests are slow, one of
- * the request path's sites can cross that bar (V8's trace: 115 of 133 found
- * alive); from then on each request's object from it is born old, dies with
- * the request, and keeps the young objects it points at alive until the next
- * full collection: every scavenge then promoted 2 to 4 MB instead of about
- * 20 KB, and the process used 1.2 to 1.7 times the CPU per call of its
- * siblings, with about twice their p99, until it exited (5 of 52 processes
- * on one VM). Switching pretenuring off in one such process ended it within
- * one run; none of the four started with the flag went into it, a small
- * sample (docs/performance.md, "The slow process: V8's pretenuring").
+ * the request path's sites can cross that bar; from then on each request's
+ * object from it is born old, dies with the request, and keeps the young
+ * objects it points at alive until the next full collection, so the process
+ * stays slow until it exits. The figures are in the README ("Performance as
+ * shipped") and docs/performance.md ("The slow process: V8's pretenuring").
  *
  * A flag on node's command line wins over the same flag in NODE_OPTIONS (and
  * node refuses this V8 flag in NODE_OPTIONS anyway): to run with other
