@@ -23,4 +23,11 @@ export interface Exchange {
   forwardedAt?: bigint;
   /** When the upstream's response headers arrived; set by the forwarding engine. */
   upstreamRespondedAt?: bigint;
+  /**
+   * Called once when the client's response closes, by the one `close`
+   * listener the response carries (request-handler.ts); the forwarding call
+   * sets it to settle. One slot, not a listener of its own: see
+   * `ResponseClosed` in request-handler.ts for why a response has one.
+   */
+  onResponseClosed?: () => void;
 }

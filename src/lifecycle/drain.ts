@@ -1,7 +1,8 @@
-import type { RequestListener, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { closeListener } from '../listeners/accept-descriptors.js';
 import type { Logger } from '../log/logger.js';
+import type { GatewayRequestListener } from '../pipeline/request-handler.js';
 import type { ShutdownState } from '../telemetry/health.js';
 
 /**
@@ -49,7 +50,7 @@ export class Drain implements ShutdownState {
   }
 
   /** Serves `server` with `listener`, keeping count of its requests and connections. */
-  attach(server: Server, listener: RequestListener): void {
+  attach(server: Server, listener: GatewayRequestListener): void {
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -61,11 +62,10 @@ export class Drain implements ShutdownState {
       if (!this.serving.has(socket)) socket.once('close', () => this.serving.delete(socket));
       // Pipelined requests queue on one connection; the entry holds the latest, which is the one answered last.
       this.serving.set(socket, res);
-      // on, not once: a response closes once, and once() wraps each listener in another closure per request.
-      res.on('close', () => this.ended(socket, res, epoch));
       // A request that arrives on an open connection while draining is served, and its connection closed after it.
       if (this.stopping) res.shouldKeepAlive = false;
-      listener(req, res);
+      // Told by the listener's own close listener, not one of ours: a response carries one (ResponseClosed).
+      listener(req, res, () => this.ended(socket, res, epoch));
     });
   }
 

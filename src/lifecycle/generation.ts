@@ -1,4 +1,3 @@
-import type { RequestListener } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { AccountRegistry } from '../accounts/registry.js';
 import type { GatewayConfig } from '../config/schema.js';
@@ -6,7 +5,7 @@ import type { GatewayContext } from '../context.js';
 import { LoginThrottle } from '../accounts/login-throttle.js';
 import type { Forwarder, ForwarderOptions } from '../proxy/forward.js';
 import { RouteTable } from '../proxy/routes.js';
-import { createRequestHandler } from '../pipeline/request-handler.js';
+import { createRequestHandler, type GatewayRequestListener } from '../pipeline/request-handler.js';
 
 /** The parts of a context that live as long as the process; a reload replaces the rest. */
 export type SharedParts = Omit<GatewayContext, 'config' | 'accounts' | 'loginThrottle'>;
@@ -14,7 +13,7 @@ export type SharedParts = Omit<GatewayContext, 'config' | 'accounts' | 'loginThr
 /** One config and one set of accounts, with everything built from them. */
 interface Generation {
   readonly context: GatewayContext;
-  readonly handle: RequestListener;
+  readonly handle: GatewayRequestListener;
   readonly forwarder: Forwarder;
 }
 
@@ -55,7 +54,7 @@ export class Generations {
   }
 
   /** The request listener of every client listener. */
-  readonly listener: RequestListener = (req, res) => this.generation.handle(req, res);
+  readonly listener: GatewayRequestListener = (req, res, responseClosed) => this.generation.handle(req, res, responseClosed);
 
   /** Swaps in a new config and accounts; synchronous, so no request sees half of it. */
   replace(config: GatewayConfig, accounts: AccountRegistry): void {

@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config/schema.js';
 import type { GatewayContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
@@ -19,19 +19,44 @@ import { servedRoute } from './route.js';
 import type { Served } from './served.js';
 
 /**
+ * Told when the response closes, by the handler's own `close` listener: the
+ * drain tracker's count of requests in flight (lifecycle/drain.ts).
+ *
+ * A response carries exactly one `close` listener, this handler's, which
+ * tells the drain tracker, the forwarding call (`exchange.onResponseClosed`)
+ * and the access log in turn. With a second listener node's EventEmitter
+ * keeps them in an array made at one allocation site in node's events.js,
+ * the same site that makes every socket's listener arrays. Sockets live long:
+ * when a burst of new connections outlives a scavenge, V8 can mark that site
+ * "pretenure" (allocation-site pretenuring), and from then on every
+ * response's listener array is born in the old generation, holding the
+ * request's closures, and through them its whole young graph, alive through
+ * every scavenge: 2 MB promoted per scavenge instead of 0.1, a third more
+ * CPU per call, until the process exits (docs/performance.md, "The slow
+ * process: V8's pretenuring"). The gateway also turns that pretenuring off
+ * by flag (cli/node-flags.ts); this keeps an embedded gateway, which cannot
+ * set the flag, out of it on its protected path.
+ */
+export type ResponseClosed = () => void;
+
+/** node's request listener, plus who to tell when the response closes. */
+export type GatewayRequestListener = (req: IncomingMessage, res: ServerResponse, responseClosed?: ResponseClosed) => void;
+
+/**
  * The request listener of one generation: open the exchange, find what
  * serves it (one of the gateway's endpoints, by exact path, else a route),
  * run the phases (phases.ts), and render any refusal in one place. Nothing a
  * client sends can escape as an unhandled rejection: unknown failures become
  * the spec's 500 and are logged with their stack, never shown.
  */
-export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): RequestListener {
+export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, forwarder: Forwarder): GatewayRequestListener {
   const servedRoutes = new Map<CompiledRoute, Served>(routes.routes.map((route) => [route, servedRoute(route, forwarder) as Served]));
-  return (req, res) => {
+  return (req, res, responseClosed) => {
     let exchange: Exchange;
     try {
       exchange = openExchange(req, res, ctx.config);
     } catch (error) {
+      if (responseClosed) res.on('close', responseClosed);
       lastResort(ctx, res, undefined, error);
       return;
     }
@@ -48,9 +73,12 @@ export function createRequestHandler(ctx: GatewayContext, routes: RouteTable, fo
         ctx.logger.error({ requestId: exchange.requestId, err: error }, 'could not record a completed request');
       }
     };
-    // on, not once: a response closes once, and once() costs a wrapper per request.
+    // The response's only close listener (ResponseClosed, above). on, not once: a response closes once, and once()
+    // costs a wrapper per request.
     res.on('close', () => {
+      responseClosed?.();
       finished = res.writableFinished;
+      exchange.onResponseClosed?.();
       settled();
     });
     // The failure is rendered (or, failing that, the connection cut) before settling.
@@ -108,6 +136,7 @@ function openExchange(req: IncomingMessage, res: ServerResponse, config: Gateway
     error: undefined,
     forwardedAt: undefined,
     upstreamRespondedAt: undefined,
+    onResponseClosed: undefined,
   };
 }
 

@@ -21,7 +21,10 @@ export interface Forwarder {
    * when the upstream's response headers arrive (the upstream latency metric).
    * The relayed answer carries `X-Request-Id: exchange.requestId` in place of
    * any the upstream sent: nothing sets it on the response beforehand
-   * (responseHeadOf adds it for the undici engine).
+   * (responseHeadOf adds it for the undici engine). An engine learns that
+   * the client's response closed from `exchange.onResponseClosed`, which it
+   * may set, not from a `close` listener of its own (ResponseClosed in
+   * pipeline/request-handler.ts).
    */
   forward(exchange: Exchange, route: CompiledRoute): Promise<void>;
   close(): void;

@@ -133,8 +133,9 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   ) {
     this.res = exchange.res;
     this.deadline = setTimeout(this.onDeadline, timeoutMs);
-    // on, not once: a response closes once (settle is idempotent anyway), and once() costs a wrapper per call.
-    this.res.on('close', this.settle);
+    // Through the request handler's close listener, not one of our own: a response carries one (ResponseClosed in
+    // pipeline/request-handler.ts).
+    exchange.onResponseClosed = this.settle;
   }
 
   readonly fail = (error: GatewayError): void => this.settle(error);

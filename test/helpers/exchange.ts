@@ -25,6 +25,7 @@ export function fakeExchange(options: { url?: string; headers?: Record<string, s
     error: undefined,
     forwardedAt: undefined,
     upstreamRespondedAt: undefined,
+    onResponseClosed: undefined,
   };
 }
 
