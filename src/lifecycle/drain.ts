@@ -49,7 +49,12 @@ export class Drain implements ShutdownState {
     return this.stopping;
   }
 
-  /** Serves `server` with `listener`, keeping count of its requests and connections. */
+  /**
+   * Serves `server` with `listener`, keeping count of its requests and connections.
+   * `listener` must call its third argument once when the response closes:
+   * that is the only way a request leaves the count (TypeScript accepts a
+   * listener that ignores it, and then `stop` waits out its grace period).
+   */
   attach(server: Server, listener: GatewayRequestListener): void {
     server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);

@@ -31,7 +31,7 @@ import type { Served } from './served.js';
  * "pretenure" (allocation-site pretenuring), and from then on every
  * response's listener array is born in the old generation, holding the
  * request's closures, and through them its whole young graph, alive through
- * every scavenge: 2 MB promoted per scavenge instead of 0.1, a third more
+ * every scavenge: 2 MB promoted per scavenge instead of about 25 KB, a third more
  * CPU per call, until the process exits (docs/performance.md, "The slow
  * process: V8's pretenuring"). The gateway also turns that pretenuring off
  * by flag (cli/node-flags.ts); this keeps an embedded gateway, which cannot
