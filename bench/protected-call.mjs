@@ -7,7 +7,7 @@
 // bounded by BENCH_WARMUP + BENCH_PASSES x BENCH_RUNS x BENCH_DURATION per configuration.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, createReadStream, existsSync, constants as fsConstants, openSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -85,6 +85,8 @@ const DISTURBED = 0.1;
 const REWARM_S = knob('BENCH_REWARM', 2, { zero: true }); // 0 turns it off (the smoke run in bench/README.md)
 /** After a logging row's run, time for its last lines to reach the file or pipe (the gateway flushes every 100 ms). */
 export const LOG_SETTLE_MS = 300;
+// Longer than gateway-process.mjs's 100 ms between rewrites of its gc file.
+const GC_SETTLE_MS = 150;
 /** A logging row whose run wrote fewer lines than this share of (lines per request x requests) fails its log check. */
 export const LOG_LINES_AT_LEAST = 0.98;
 
@@ -141,13 +143,35 @@ export function benchGatewayYaml({ port, accountsFile, logLevel, upstreamPort, p
  */
 async function startGatewayVariant(dir, { id, engine, pipeline, logLevel, upstreamPort, accountsFile, stdout, nodeFlags = [] }) {
   const port = await freePort();
+  const gcFile = join(dir, `${id}.gc.json`);
   const config = benchGatewayYaml({ port, accountsFile, logLevel, upstreamPort, policiesFolder: join(dir, 'policies'), fullPipeline: pipeline === 'full' });
   const file = join(dir, `${id}.yaml`);
   await writeFile(file, config);
-  const server = startPinned(id, SERVER_CORE, process.execPath, [...GATEWAY_NODE_FLAGS, ...nodeFlags, join(BENCH_DIR, 'gateway-process.mjs'), file, engine], { cwd: REPO_DIR, stdout });
+  const server = startPinned(id, SERVER_CORE, process.execPath, [...GATEWAY_NODE_FLAGS, ...nodeFlags, join(BENCH_DIR, 'gateway-process.mjs'), file, engine, gcFile], { cwd: REPO_DIR, stdout });
   const url = `http://127.0.0.1:${port}`;
   await untilReady(server, `${url}/readyz`);
-  return { server, url };
+  return { server, url, gcFile };
+}
+
+/**
+ * A gateway process's garbage collections so far (bench/gateway-process.mjs keeps them in its gc file, rewritten
+ * every 100 ms while they change). Read before and after a run, the difference is the run's own to within those
+ * 100 ms at either edge: about 2% of a 5 s run.
+ */
+async function gcTotals(gcFile) {
+  return JSON.parse(await readFile(gcFile, 'utf8'));
+}
+
+/** Per request, over a run: scavenge and mark-compact time in µs, scavenges and their mean pause. */
+export function gcOfRun(before, after, requests) {
+  const scavenges = after.scavenges - before.scavenges;
+  const scavengeMs = after.scavengeMs - before.scavengeMs;
+  return {
+    scavengeUsPerRequest: requests > 0 ? (scavengeMs * 1000) / requests : NaN,
+    majorUsPerRequest: requests > 0 ? ((after.majorMs - before.majorMs) * 1000) / requests : NaN,
+    scavenges,
+    scavengeMeanMs: scavenges > 0 ? scavengeMs / scavenges : NaN,
+  };
 }
 
 /** The policies of the "full default pipeline": an IP range, the shipped regex patterns, a spike arrest per client. */
@@ -420,7 +444,7 @@ export async function protectedCall() {
             : variant.log === 'pipe'
               ? await logSinks.pipe(join(dir, `${id}.fifo`), `${id}-consumer`, startConsumer)
               : undefined;
-        const { server, url } = await startGatewayVariant(dir, { ...variant, id, upstreamPort, accountsFile, stdout: log?.fd }).finally(() => log?.release());
+        const { server, url, gcFile } = await startGatewayVariant(dir, { ...variant, id, upstreamPort, accountsFile, stdout: log?.fd }).finally(() => log?.release());
         servers.push(server);
         // Each gateway process has its own in-memory key ring, so each gets its own token (same claims, same size).
         const variantToken = await passwordGrant(url, account);
@@ -429,7 +453,7 @@ export async function protectedCall() {
           pem = join(dir, 'gateway-public-key.pem');
           await writeFile(pem, await publicKeyPem(url, token));
         }
-        add({ ...variant, id, row: variant.id, process: nth, processes, kind: 'gateway', url, token: variantToken, server, authenticates: true, log });
+        add({ ...variant, id, row: variant.id, process: nth, processes, kind: 'gateway', url, token: variantToken, server, gcFile, authenticates: true, log });
       }
     }
 
@@ -523,6 +547,17 @@ export async function protectedCall() {
       return { ...result, log: await config.log.after() };
     };
 
+    // A gateway's run also carries its garbage collection (gcOfRun): what tells a process slowed by its collector
+    // (a promoting state: docs/performance.md, "The slow process") from one slowed by the VM.
+    const driveMeasured = async (config, durationS) => {
+      if (!config.gcFile) return driveLogged(config, durationS);
+      const before = await gcTotals(config.gcFile);
+      const result = await driveLogged(config, durationS);
+      // The logging rows have waited LOG_SETTLE_MS already; the others wait for the file's next rewrite.
+      if (!config.log) await sleep(GC_SETTLE_MS);
+      return { ...result, gc: gcOfRun(before, await gcTotals(config.gcFile), result.requests) };
+    };
+
     // Only the server being driven runs on the core under test: the others are frozen (SIGSTOP) meanwhile, so that
     // an idle Node process's collection after its own load, or any server's timers, cannot land in another's run.
     // A thawed server gets THAW_SETTLE_MS to run what came due while it was frozen before wrk starts.
@@ -540,10 +575,11 @@ export async function protectedCall() {
         }
         for (let run = 0; run < RUNS; run++) {
           if (config.server.exited) throw new Error(`${config.id} exited during the benchmark: ${config.server.stderr}`);
-          const result = await driveLogged(config, DURATION_S);
+          const result = await driveMeasured(config, DURATION_S);
           (config.results ??= []).push({ pass, ...result });
+          const gc = result.gc ? `, GC ${result.gc.scavengeUsPerRequest.toFixed(1)} + ${result.gc.majorUsPerRequest.toFixed(1)} µs/req (${result.gc.scavenges} scavenges, mean ${result.gc.scavengeMeanMs.toFixed(2)} ms)` : '';
           const logged = !result.log ? '' : result.log.lines === undefined ? `, ${result.log.bytes} bytes through the log pipe` : `, log ${result.log.lines} lines / ${result.log.bytes} bytes`;
-          progress(`pass ${pass + 1}/${PASSES} ${config.id}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, p99.9 ${result.p999Ms.toFixed(2)} ms, ${result.cpuUsPerRequest.toFixed(1)} µs CPU/req, core ${SERVER_CORE} ${Math.round(result.serverShare * 100)}% server + ${Math.round(result.othersShare * 100)}% others${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}${logged}`);
+          progress(`pass ${pass + 1}/${PASSES} ${config.id}: ${Math.round(result.rps)} req/s, p99 ${result.p99Ms.toFixed(2)} ms, p99.9 ${result.p999Ms.toFixed(2)} ms, ${result.cpuUsPerRequest.toFixed(1)} µs CPU/req, core ${SERVER_CORE} ${Math.round(result.serverShare * 100)}% server + ${Math.round(result.othersShare * 100)}% others${gc}${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}${logged}`);
         }
       });
     }
@@ -839,15 +875,20 @@ function report({ configs, notRun, versions, elapsedS }) {
       '',
       `The rows ${several.map((config) => `\`${config.id}\``).join(', ')} each ran ${GATEWAY_PROCESSES} identical processes (\`BENCH_GATEWAY_PROCESSES\`),`,
       "each driven in the rotation like a row of its own; the row's figures above are medians over all its processes' runs,",
-      "and its ratios take, pass by pass, the median of its processes' runs in that pass. Each process's own medians:",
+      "and its ratios take, pass by pass, the median of its processes' runs in that pass. Each process's own medians;",
+      'for a gateway process, also the CPU its garbage collector took per request, scavenges and mark-compact apart,',
+      "and a scavenge's mean pause (node's `gc` performance entries, read around each run): a process that promotes",
+      "much of every request's graph (docs/performance.md, \"The slow process\") shows there, one slowed by the VM does not.",
       '',
-      '| row | process | req/s | CPU µs/req | p99 ms | p99.9 ms |',
-      '|---|---:|---:|---:|---:|---:|',
+      '| row | process | req/s | CPU µs/req | p99 ms | p99.9 ms | GC µs/req: scavenge + mark-compact | scavenge mean ms |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
       ...several.flatMap((config) =>
         Array.from({ length: config.processes }, (_, i) => {
           const own = config.results.filter((r) => r.process === i + 1);
           const m = (key) => median(own.map((r) => r[key]));
-          return `| \`${config.id}\` | ${i + 1} | ${f0(m('rps'))} | ${f1(m('cpuUsPerRequest'))} | ${f2(m('p99Ms'))} | ${f2(m('p999Ms'))} |`;
+          const g = (key) => (own.every((r) => r.gc) ? median(own.map((r) => r.gc[key])) : NaN);
+          const gc = Number.isNaN(g('scavengeUsPerRequest')) ? '- | -' : `${f1(g('scavengeUsPerRequest'))} + ${f1(g('majorUsPerRequest'))} | ${f2(g('scavengeMeanMs'))}`;
+          return `| \`${config.id}\` | ${i + 1} | ${f0(m('rps'))} | ${f1(m('cpuUsPerRequest'))} | ${f2(m('p99Ms'))} | ${f2(m('p999Ms'))} | ${gc} |`;
         }),
       ),
       '',
