@@ -4,7 +4,7 @@
 // `createForwarder(options)`. Prints the same "token-gateway listening" log line as `serve`.
 // gc-file: where to keep the process's garbage-collection totals (gcTotals below), for protected-call.mjs to tell a
 // process slowed by its collector from one slowed by the VM.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { loadGatewayConfig, startGateway } from '../dist/index.js';
 
@@ -47,7 +47,10 @@ function keepGcTotals(file) {
     const count = totals.scavenges + totals.majors;
     if (count === written) return;
     written = count;
-    writeFileSync(file, JSON.stringify(totals));
+    // Written beside it and renamed over it: a reader never sees the file truncated and half written (a benchmark
+    // run once read it empty).
+    writeFileSync(`${file}.next`, JSON.stringify(totals));
+    renameSync(`${file}.next`, file);
   };
   write();
   setInterval(write, GC_TOTALS_EVERY_MS).unref();

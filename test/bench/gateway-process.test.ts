@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -65,6 +65,9 @@ describe('bench/gateway-process.mjs', () => {
     const before = await eventually(() => totalsOf(gcFile).catch(() => undefined));
     expect(Object.keys(before).sort()).toEqual(['majorMs', 'majors', 'scavengeMs', 'scavenges']);
 
+    // Held open, so that its inode number cannot be given to a later file before the check below.
+    const held = await open(gcFile);
+    const fileBefore = await held.stat();
     for (let i = 0; i < 400; i++) {
       const response = await fetch(`${url}/.well-known/openid-configuration`);
       expect(response.status).toBe(200);
@@ -76,6 +79,10 @@ describe('bench/gateway-process.mjs', () => {
       return totals.scavenges > before.scavenges ? totals : undefined;
     });
     expect(after.scavengeMs).toBeGreaterThan(before.scavengeMs);
+    // Rewritten by a rename over it, never truncated in place: the benchmark reads it while it changes, and a
+    // truncate-then-write once gave a run an empty file.
+    expect((await stat(gcFile)).ino).not.toBe(fileBefore.ino);
+    await held.close();
     expect(after.majors).toBeGreaterThanOrEqual(before.majors);
   });
 
