@@ -34,10 +34,11 @@ function keepGcTotals(file) {
   let written = -1;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) {
+      const kind = entry.detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) {
         totals.scavenges++;
         totals.scavengeMs += entry.duration;
-      } else if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR || entry.detail?.kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) {
+      } else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR || kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) {
         totals.majors++;
         totals.majorMs += entry.duration;
       }

@@ -163,7 +163,7 @@ async function gcTotals(gcFile) {
 }
 
 /** Per request, over a run: scavenge and mark-compact time in µs, scavenges and their mean pause. */
-export function gcOfRun(before, after, requests) {
+function gcOfRun(before, after, requests) {
   const scavenges = after.scavenges - before.scavenges;
   const scavengeMs = after.scavengeMs - before.scavengeMs;
   return {

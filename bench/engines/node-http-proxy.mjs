@@ -68,7 +68,7 @@ export function nodeHttpProxyEngine(createProxyServer) {
           const state = { idleTimeoutMs: route.timeoutMs, fail: settle, responseStarted: () => clearTimeout(deadline), settled: false };
           inFlight.set(req, state);
           // The Forwarder contract: told by the request handler's one `close` listener, not a listener of ours (forward.ts).
-          exchange.onResponseClosed = () => settle();
+          exchange.onResponseClosed = settle;
 
           req.headers = headerRecord(upstreamRequestHeaders(exchange, { upstreamHost: route.upstream.host, fromTrustedProxy: isTrustedPeer(req, options.trustedProxies) }));
           const body = bodyToForward(exchange, options.maxBodyBytes, settle);

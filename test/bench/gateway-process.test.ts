@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { stringify } from 'yaml';
+import { spawn } from 'node:child_process';
+import { open, readFile, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { accountsYaml } from '../helpers/accounts.js';
 import { eventually } from '../helpers/eventually.js';
-import { TEST_KEK } from '../helpers/gateway-process.js';
+import { GatewayProcess } from '../helpers/gateway-process.js';
 
 /*
  * bench/gateway-process.mjs is what protected-call.mjs runs as its gateway rows; its gc file is how that benchmark
@@ -16,13 +13,10 @@ import { TEST_KEK } from '../helpers/gateway-process.js';
  */
 
 const SCRIPT = resolve('bench/gateway-process.mjs');
-let child: ChildProcess | undefined;
-let dir: string | undefined;
+let gateway: GatewayProcess | undefined;
 afterEach(async () => {
-  child?.kill('SIGKILL');
-  child = undefined;
-  if (dir) await rm(dir, { recursive: true, force: true });
-  dir = undefined;
+  await gateway?.stop();
+  gateway = undefined;
 });
 
 interface GcTotals {
@@ -32,29 +26,14 @@ interface GcTotals {
   majorMs: number;
 }
 
+/** The bench program on a default gateway.yaml, keeping its gc file beside it. */
 async function startBenchGateway(): Promise<{ url: string; gcFile: string }> {
-  dir = await mkdtemp(join(tmpdir(), 'token-gateway-bench-gc-'));
-  await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
-  const config = join(dir, 'gateway.yaml');
-  await writeFile(config, stringify({ listen: { host: '127.0.0.1', port: 0 }, admin: { port: 0 }, accounts: './accounts.yaml' }));
-  const gcFile = join(dir, 'gc.json');
-  const started = spawn(process.execPath, ['--max-semi-space-size=1', SCRIPT, config, 'default', gcFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: TEST_KEK },
+  let gcFile = '';
+  gateway = await GatewayProcess.start({}, {}, [process.execPath, '--max-semi-space-size=1', SCRIPT], (configFile) => {
+    gcFile = join(dirname(configFile), 'gc.json');
+    return [configFile, 'default', gcFile];
   });
-  child = started;
-  let stdout = '';
-  let stderr = '';
-  started.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    started.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const listening = /"msg":"token-gateway listening".*?"url":"([^"]+)"/.exec(stdout) ?? /"url":"([^"]+)".*?"msg":"token-gateway listening"/.exec(stdout);
-      if (listening) resolveUrl(listening[1] as string);
-    });
-    started.once('exit', (code) => reject(new Error(`gateway-process.mjs exited (${code}): ${stderr}`)));
-  });
-  return { url, gcFile };
+  return { url: gateway.url, gcFile };
 }
 
 const totalsOf = async (file: string): Promise<GcTotals> => JSON.parse(await readFile(file, 'utf8')) as GcTotals;

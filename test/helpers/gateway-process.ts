@@ -39,13 +39,20 @@ export class GatewayProcess {
   /**
    * `launcher`: the command line before `serve --config ...`; by default node running the built binary, as the
    * other launchers (the binary's first line, npm start, the image) do with their own node flags.
+   * `argumentsFor`: what follows the launcher, given the gateway.yaml written; `serve --config <file>` unless the
+   * launcher runs another program that starts the gateway (bench/gateway-process.mjs).
    */
-  static async start(config: Record<string, unknown>, env: Record<string, string> = {}, launcher: readonly [string, ...string[]] = [process.execPath, BIN]): Promise<GatewayProcess> {
+  static async start(
+    config: Record<string, unknown>,
+    env: Record<string, string> = {},
+    launcher: readonly [string, ...string[]] = [process.execPath, BIN],
+    argumentsFor: (configFile: string) => string[] = (configFile) => ['serve', '--config', configFile],
+  ): Promise<GatewayProcess> {
     const dir = await mkdtemp(join(tmpdir(), 'token-gateway-proc-'));
     await writeFile(join(dir, 'accounts.yaml'), await accountsYaml());
     await writeFile(join(dir, 'gateway.yaml'), stringify({ listen: { host: '127.0.0.1', port: 0 }, admin: { port: 0 }, accounts: './accounts.yaml', ...config }));
     const [command, ...leading] = launcher;
-    const child = spawn(command, [...leading, 'serve', '--config', join(dir, 'gateway.yaml')], {
+    const child = spawn(command, [...leading, ...argumentsFor(join(dir, 'gateway.yaml'))], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: TEST_KEK, ...env },
     });
