@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark in turn, each bounded in count and time, traffic on loopback only.
+import { instructions } from './instructions.mjs';
 import { leak } from './leak.mjs';
 import { lineCost } from './line-cost.mjs';
 import { memory } from './memory.mjs';
@@ -10,7 +11,7 @@ import { stageBudget } from './stage-budget.mjs';
 import { tokenEndpoint } from './token-endpoint.mjs';
 import { workers } from './workers.mjs';
 
-for (const benchmark of [revocationPropagation, rotationUnderLoad, protectedCall, lineCost, stageBudget, policyMetrics, tokenEndpoint, memory, leak, workers]) {
+for (const benchmark of [revocationPropagation, rotationUnderLoad, protectedCall, lineCost, stageBudget, instructions, policyMetrics, tokenEndpoint, memory, leak, workers]) {
   const { markdown, file } = await benchmark();
   process.stdout.write(`${markdown}\nwritten to ${file}\n`);
 }

@@ -13,6 +13,8 @@ export const BINARIES = [
   { name: 'redis-server', why: 'the Redis tests start their own servers', debian: 'redis-server' },
   { name: 'redis-cli', why: 'the Redis Cluster tests join servers with it', debian: 'redis-tools' },
   { name: 'openssl', why: 'the TLS tests make throw-away certificates', debian: 'openssl' },
+  { name: 'valgrind', why: 'the instruction-count benchmark\'s test runs servers under callgrind', debian: 'valgrind' },
+  { name: 'callgrind_control', why: 'the instruction-count benchmark\'s test switches callgrind\'s counting on and off', debian: 'valgrind' },
 ];
 
 /**

@@ -34,6 +34,8 @@ describe('scripts/check-test-prerequisites.mjs (the first step of npm test)', ()
     ['redis-server', 'npm test needs redis-server on PATH, the Redis tests start their own servers (Debian: apt-get install redis-server); .ci/run installs it'],
     ['redis-cli', 'npm test needs redis-cli on PATH, the Redis Cluster tests join servers with it (Debian: apt-get install redis-tools); .ci/run installs it'],
     ['openssl', 'npm test needs openssl on PATH, the TLS tests make throw-away certificates (Debian: apt-get install openssl); .ci/run installs it'],
+    ['valgrind', "npm test needs valgrind on PATH, the instruction-count benchmark's test runs servers under callgrind (Debian: apt-get install valgrind); .ci/run installs it"],
+    ['callgrind_control', "npm test needs callgrind_control on PATH, the instruction-count benchmark's test switches callgrind's counting on and off (Debian: apt-get install valgrind); .ci/run installs it"],
   ])('exits 1 naming %s and how to install it when PATH lacks it', (binary, line) => {
     const outcome = check(pathWithout(binary));
     expect(outcome.status).toBe(1);
@@ -56,7 +58,7 @@ describe('scripts/check-test-prerequisites.mjs (the first step of npm test)', ()
   it('names every missing binary at once', () => {
     const outcome = check(join(tmpdir(), 'no-such-folder'));
     expect(outcome.status).toBe(1);
-    expect(outcome.stderr.trim().split('\n').map((line) => line.split(' ')[3])).toEqual(['redis-server', 'redis-cli', 'openssl']);
+    expect(outcome.stderr.trim().split('\n').map((line) => line.split(' ')[3])).toEqual(['redis-server', 'redis-cli', 'openssl', 'valgrind', 'callgrind_control']);
   });
 
   it('takes the minimum Node from package.json engines', () => {

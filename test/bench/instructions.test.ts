@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/*
+ * bench/instructions.mjs drives two servers under valgrind's callgrind through
+ * callgrind_control: a change to how the gateway starts, or to the benchmark's
+ * counting, should fail `npm test` rather than `npm run bench`. A short run
+ * (a few hundred calls, counts only: no wrk, no nginx) from a temp dir, so the
+ * result file lands there. The counts are read, never judged: an instruction
+ * count is a measurement, and tests do not assert speed.
+ */
+
+const SCRIPT = resolve('bench/instructions.mjs');
+const folder = mkdtempSync(join(tmpdir(), 'token-gateway-bench-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('bench/instructions.mjs', () => {
+  it('counts the instructions of a protected call for the gateway and the bare forwarder and writes its table', () => {
+    // Run as `npm run bench` runs it, as a script of its own (its main block writes the result and exits).
+    const run = spawnSync(process.execPath, [SCRIPT], {
+      cwd: folder,
+      encoding: 'utf8',
+      env: { ...process.env, BENCH_INSTR_NATIVE: '0', BENCH_INSTR_WARMUP: '200', BENCH_INSTR_CALLS: '100', BENCH_INSTR_COUNTS: '1' },
+      timeout: 240_000,
+    });
+    expect(run.stderr).not.toMatch(/Error/);
+    expect(run.status).toBe(0);
+    const [result] = readdirSync(join(folder, 'bench', 'results'));
+    const markdown = readFileSync(join(folder, 'bench', 'results', result as string), 'utf8');
+    // Each row carries a count read from a callgrind dump: a number of thousands of instructions per call.
+    expect(markdown).toMatch(/^\| gateway as shipped \(full pipeline, log info to a file\) \| \d+\.\dk \|/m);
+    expect(markdown).toMatch(/^\| bare undici forwarder \(no auth, no log\) \| \d+\.\dk \|/m);
+    expect(markdown).toMatch(/\*\*Instructions, gateway ÷ floor: \d+\.\d{3}\*\*/);
+  }, 250_000);
+});
