@@ -58,13 +58,21 @@ parentPort.on('message', (job) => {
 
 const ARGON2_MODULE = createRequire(import.meta.url).resolve('@node-rs/argon2');
 
+/**
+ * A worker inherits the process's node flags, and `--input-type=module` (a
+ * program started as `node --input-type=module -e ...` that embeds the
+ * gateway) would make WORKER_SOURCE an ES module, where `require` does not
+ * exist: every hash would fail. The thread keeps every other flag.
+ */
+const WORKER_EXEC_ARGV = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+
 /** One thread, one job at a time. */
 class HashThread {
   private readonly worker: Worker;
   private current: Queued | undefined;
 
   constructor(niceness: number, private readonly onIdle: (thread: HashThread) => void, onExit: (thread: HashThread) => void) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { argon2: ARGON2_MODULE, niceness } });
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: WORKER_EXEC_ARGV, workerData: { argon2: ARGON2_MODULE, niceness } });
     // Idle threads never keep a process (the CLI, a test run) alive.
     this.worker.unref();
     this.worker.on('message', (result: JobResult) => this.finish(result));

@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HashPool } from '../../src/accounts/hash-pool.js';
 import { isGatewayError } from '../../src/errors/gateway-error.js';
@@ -69,5 +72,19 @@ describe('HashPool', () => {
     expect(isGatewayError(outcome) && [outcome.code, outcome.detail]).toEqual(['SERVICE_UNAVAILABLE', 'hashing thread exited']);
     await expect(pool.run({ op: 'hash', secret: 'z', options: FAST })).rejects.toThrow('hash pool closed');
     expect(threadNiceValues()).not.toContain(10);
+  });
+
+  // A program that embeds the gateway may run as `node --input-type=module -e`;
+  // the threads inherit node's flags, and that one made their CommonJS source
+  // an ES module (every hash failed: "require is not defined"). The built
+  // package, as such a program imports it (npm test builds it first).
+  it('hashes in a process started with --input-type=module', () => {
+    const entry = pathToFileURL(resolve('dist/index.js')).href;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `const { hashSecret } = await import(${JSON.stringify(entry)}); console.log(await hashSecret('x'));`], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^\$argon2id\$/);
   });
 });
