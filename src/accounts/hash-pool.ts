@@ -37,12 +37,21 @@ interface Queued {
   readonly reject: (error: Error) => void;
 }
 
-// Plain CommonJS evaluated in the thread, so the pool needs no separate file
-// to locate (the same code runs from dist/ and, under the tests, from src/).
+// The thread's code, as an ES module loaded from a data: URL, so the pool
+// needs no separate file to locate (the same code runs from dist/ and, under
+// the tests, from src/). Why a data: URL and not `eval: true`: an eval'd
+// worker is read the way `node -e` is, so a program started as
+// `node --input-type=module -e ...` that embeds the gateway turned CommonJS
+// source into a module without `require`, and every hash failed. A data: URL
+// is always an ES module, whatever the flags. The worker keeps node's default
+// of inheriting the process's flags: passing `execArgv` explicitly is
+// validated, and the V8 flags every shipped launch carries
+// (`--max-semi-space-size`, `--v8-pool-size`) are refused there.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { setPriority } = require('node:os');
-const argon2 = require(workerData.argon2);
+import { parentPort, workerData } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { createRequire } from 'node:module';
+const argon2 = createRequire(workerData.argon2)(workerData.argon2);
 try { setPriority(workerData.niceness); } catch {}
 parentPort.on('message', (job) => {
   try {
@@ -56,15 +65,9 @@ parentPort.on('message', (job) => {
 });
 `;
 
-const ARGON2_MODULE = createRequire(import.meta.url).resolve('@node-rs/argon2');
+const WORKER_URL = new URL(`data:text/javascript,${encodeURIComponent(WORKER_SOURCE)}`);
 
-/**
- * A worker inherits the process's node flags, and `--input-type=module` (a
- * program started as `node --input-type=module -e ...` that embeds the
- * gateway) would make WORKER_SOURCE an ES module, where `require` does not
- * exist: every hash would fail. The thread keeps every other flag.
- */
-const WORKER_EXEC_ARGV = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+const ARGON2_MODULE = createRequire(import.meta.url).resolve('@node-rs/argon2');
 
 /** One thread, one job at a time. */
 class HashThread {
@@ -72,7 +75,7 @@ class HashThread {
   private current: Queued | undefined;
 
   constructor(niceness: number, private readonly onIdle: (thread: HashThread) => void, onExit: (thread: HashThread) => void) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: WORKER_EXEC_ARGV, workerData: { argon2: ARGON2_MODULE, niceness } });
+    this.worker = new Worker(WORKER_URL, { workerData: { argon2: ARGON2_MODULE, niceness } });
     // Idle threads never keep a process (the CLI, a test run) alive.
     this.worker.unref();
     this.worker.on('message', (result: JobResult) => this.finish(result));
