@@ -13,6 +13,11 @@
 // protected-call.mjs) and their CPU per call from /proc is printed beside the counts: the gap between the two ratios
 // is what the gateway pays over the floor per instruction (working set, cache, branches) rather than in instructions.
 //
+// BENCH_INSTR_ROWS picks the servers (ROWS below; by default the gateway as shipped and the floor). With all five,
+// the differences between neighbouring rows are a stage budget counted in instructions: the access line, the three
+// policies, the gateway's own Bearer path and forwarding over a plain undici + jose + LRU forwarder, and that
+// forwarder's jose check over the floor. Unlike a profile's, those figures repeat from one run and machine to the next.
+//
 //   node bench/instructions.mjs                   the benchmark
 //   node bench/instructions.mjs drive '<json>'    the driver child, JSON result on stdout
 import { execFile } from 'node:child_process';
@@ -25,7 +30,7 @@ import { Pool } from 'undici';
 import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machineLine, runPinnedNode, startNodeUpstream, writeBenchAccounts, writeResult } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
-import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
+import { benchGatewayYaml, ISSUER, passwordGrant, POLICIES, publicKeyPem } from './protected-call.mjs';
 
 const SCRIPT = fileURLToPath(import.meta.url);
 const BENCH_DIR = dirname(SCRIPT);
@@ -192,15 +197,43 @@ async function startUpstream(dir) {
   return { server, port, kind: "protected-call.mjs's nginx upstream (306-byte JSON body)" };
 }
 
-/** The two servers: how to start each on a port of its own (node's arguments), and how it gets a token. */
-async function servers(dir, upstreamPort) {
+/**
+ * The servers that can be counted, in the order they run and are reported: each neighbour's difference is one stage
+ * (stageBudget, below). `gateway` and `undici` are protected-call.mjs's `gateway-full` and floor rows; the middle
+ * three are its `gateway-full-quiet`, `gateway-bearer-only` and `undici-jose`.
+ */
+export const ROWS = [
+  { id: 'gateway', label: 'gateway as shipped (full pipeline, log info to a file)', gateway: { logLevel: 'info', fullPipeline: true } },
+  { id: 'gateway-quiet', label: 'gateway: full pipeline, log warn (quiet)', gateway: { logLevel: 'warn', fullPipeline: true } },
+  { id: 'gateway-bearer-only', label: 'gateway: Bearer check only (no policies), log warn (quiet)', gateway: { logLevel: 'warn', fullPipeline: false } },
+  { id: 'undici-jose', label: 'Node http + undici Pool + jose ES256, verified-token LRU, no log', floor: { withKey: true } },
+  { id: 'undici', label: 'bare undici forwarder (no auth, no log)', floor: { withKey: false } },
+];
+const DEFAULT_ROWS = 'gateway,undici';
+
+/** BENCH_INSTR_ROWS: row ids separated by commas (or `all`); the rows run in ROWS's order whatever order is given. */
+export function wantedRows(value = process.env.BENCH_INSTR_ROWS ?? DEFAULT_ROWS) {
+  const ids = value.trim() === 'all' ? ROWS.map((row) => row.id) : value.split(',').map((id) => id.trim()).filter(Boolean);
+  const unknown = ids.filter((id) => !ROWS.some((row) => row.id === id));
+  if (unknown.length > 0 || ids.length === 0) {
+    throw new Error(`BENCH_INSTR_ROWS must name rows among ${ROWS.map((row) => row.id).join(', ')} (or be all), got "${value}"`);
+  }
+  return ROWS.filter((row) => ids.includes(row.id));
+}
+
+/**
+ * What each row needs to start: node's arguments, the script's, and how it gets its token. Every gateway has its own
+ * key ring; undici-jose checks tokens against one public key, so a native gateway is started once, briefly, to issue
+ * a token and publish that key (its JWKS, as a PEM file).
+ */
+async function servers(dir, upstreamPort, rows) {
   await writeBenchAccounts(join(dir, 'accounts.yaml'));
   await mkdir(join(dir, 'policies'));
   await writeFile(join(dir, 'policies', 'bench.yaml'), POLICIES);
-  const gateway = async (run) => {
+  const gateway = async ({ logLevel, fullPipeline }, run) => {
     const port = await freePort();
     const config = join(dir, `gateway-${port}.yaml`);
-    await writeFile(config, benchGatewayYaml({ port, accountsFile: join(dir, 'accounts.yaml'), logLevel: 'info', upstreamPort, policiesFolder: join(dir, 'policies') }));
+    await writeFile(config, benchGatewayYaml({ port, accountsFile: join(dir, 'accounts.yaml'), logLevel, upstreamPort, policiesFolder: join(dir, 'policies'), fullPipeline }));
     // As the README tells operators to run it: the access log is standard output, redirected to a file.
     const logFd = openSync(join(dir, `gateway-${port}.log`), 'w');
     try {
@@ -209,31 +242,50 @@ async function servers(dir, upstreamPort) {
       closeSync(logFd);
     }
   };
-  const floor = async (run) => {
+  let issued;
+  if (rows.some((row) => row.floor?.withKey)) {
+    issued = await gateway({ logLevel: 'warn', fullPipeline: false }, async (command, args, { port, stdout, token: tokenOf }) => {
+      const server = startPinned('token issuer', SERVER_CORE, process.execPath, [...command, ...args], { cwd: REPO_DIR, stdout });
+      try {
+        await waitForPort(server, port, 30_000);
+        const url = `http://127.0.0.1:${port}`;
+        const token = await tokenOf(url);
+        const pem = join(dir, 'gateway-public-key.pem');
+        await writeFile(pem, await publicKeyPem(url, token));
+        return { token, pem };
+      } finally {
+        await server.stop(10_000);
+      }
+    });
+  }
+  const floor = async ({ withKey }, run) => {
     const port = await freePort();
-    return run([join(BENCH_DIR, 'peers', 'undici-forwarder.mjs')], [String(port), `http://127.0.0.1:${upstreamPort}`], { port });
+    const keyArgs = withKey ? [issued.pem, ISSUER] : [];
+    return run([join(BENCH_DIR, 'peers', 'undici-forwarder.mjs')], [String(port), `http://127.0.0.1:${upstreamPort}`, ...keyArgs], {
+      port,
+      token: withKey ? async () => issued.token : undefined,
+    });
   };
-  return { gateway, floor };
+  return (row, run) => (row.gateway ? gateway(row.gateway, run) : floor(row.floor, run));
 }
 
 export async function instructions() {
   const startedAt = Date.now();
+  const rows = wantedRows();
   const dir = await mkdtemp(join(os.tmpdir(), 'tg-bench-instructions-'));
   let upstream;
   try {
     upstream = await startUpstream(dir);
-    const { gateway, floor } = await servers(dir, upstream.port);
-    progress(`gateway under callgrind (starting takes a minute)`);
-    const gatewayCounts = await gateway((command, args, options) => counted(dir, 'gateway', command, args, options));
-    progress(`bare undici forwarder under callgrind`);
-    const floorCounts = await floor((command, args, options) => counted(dir, 'undici', command, args, options));
-    let gatewayNative;
-    let floorNative;
-    if (NATIVE) {
-      gatewayNative = await gateway((command, args, options) => native('gateway', command, args, options));
-      floorNative = await floor((command, args, options) => native('undici', command, args, options));
+    const start = await servers(dir, upstream.port, rows);
+    const results = [];
+    for (const row of rows) {
+      progress(`${row.id} under callgrind${row.gateway ? ' (starting takes a minute)' : ''}`);
+      results.push({ row, counts: await start(row, (command, args, options) => counted(dir, row.id, command, args, options)) });
     }
-    const markdown = report({ gatewayCounts, floorCounts, gatewayNative, floorNative, upstream: upstream.kind, startedAt });
+    if (NATIVE) {
+      for (const result of results) result.native = await start(result.row, (command, args, options) => native(result.row.id, command, args, options));
+    }
+    const markdown = report({ results, upstream: upstream.kind, startedAt });
     return { markdown, file: await writeResult('instructions', markdown) };
   } finally {
     await upstream?.server.stop();
@@ -249,14 +301,21 @@ const median = (values) => {
 const thousands = (n) => `${(n / 1000).toFixed(1)}k`;
 const spread = (values) => (values.length > 1 ? `${(((Math.max(...values) - Math.min(...values)) / median(values)) * 100).toFixed(2)}%` : '-');
 
-function report({ gatewayCounts, floorCounts, gatewayNative, floorNative, upstream, startedAt }) {
-  const gatewayIr = median(gatewayCounts);
-  const floorIr = median(floorCounts);
-  const irRatio = gatewayIr / floorIr;
-  const rows = [
-    `| gateway as shipped (full pipeline, log info to a file) | ${gatewayCounts.map(thousands).join(', ')} | ${spread(gatewayCounts)} | ${gatewayNative ? gatewayNative.cpuUsPerRequest.toFixed(1) : '-'} | ${gatewayNative ? ((gatewayNative.cpuUsPerRequest * 1000) / gatewayIr).toFixed(3) : '-'} |`,
-    `| bare undici forwarder (no auth, no log) | ${floorCounts.map(thousands).join(', ')} | ${spread(floorCounts)} | ${floorNative ? floorNative.cpuUsPerRequest.toFixed(1) : '-'} | ${floorNative ? ((floorNative.cpuUsPerRequest * 1000) / floorIr).toFixed(3) : '-'} |`,
-  ];
+/** What the difference between each row and the next one in ROWS is, when both ran. */
+const STAGES = [
+  { from: 'gateway', to: 'gateway-quiet', stage: 'the access line (`info` against `warn`, to a file)' },
+  { from: 'gateway-quiet', to: 'gateway-bearer-only', stage: 'the three policies and their chain' },
+  { from: 'gateway-bearer-only', to: 'undici-jose', stage: "the gateway's own: exchange, route and phases, Bearer and revocation checks, forwarding glue, metrics, over a plain undici + jose + LRU forwarder" },
+  { from: 'undici-jose', to: 'undici', stage: "jose's check and the verified-token LRU, over the floor" },
+];
+
+function report({ results, upstream, startedAt }) {
+  const byId = new Map(results.map((result) => [result.row.id, { ...result, ir: median(result.counts) }]));
+  const nsPerInstruction = ({ native, ir }) => (native ? ((native.cpuUsPerRequest * 1000) / ir).toFixed(3) : '-');
+  const rows = [...byId.values()].map(
+    (result) => `| ${result.row.label} | ${result.counts.map(thousands).join(', ')} | ${spread(result.counts)} | ${result.native ? result.native.cpuUsPerRequest.toFixed(1) : '-'} | ${nsPerInstruction(result)} |`,
+  );
+  const anyNative = results.some((result) => result.native);
   const lines = [
     '# Protected call: instructions per call, gateway and Node floor',
     '',
@@ -265,27 +324,47 @@ function report({ gatewayCounts, floorCounts, gatewayNative, floorNative, upstre
     `Each server alone under valgrind's callgrind on core 0 (all threads counted), driven over ${CONNECTIONS} keep-alive`,
     `connections from core 1 by a fixed-count client: ${WARMUP_CALLS} calls of warm-up uncounted, then ${COUNTS} count(s) of exactly`,
     `${COUNTED_CALLS} calls each; a server's figure is the median of its counts. Upstream: ${upstream}.` +
-      (gatewayNative ? ` Natively: each server pinned to core 0, 5 s of wrk -c${CONNECTIONS} as warm-up, then ${NATIVE_DURATION_S} s measured (server CPU from /proc, all threads).` : ' Native CPU not measured (BENCH_INSTR_NATIVE=0).'),
+      (anyNative ? ` Natively: each server pinned to core 0, 5 s of wrk -c${CONNECTIONS} as warm-up, then ${NATIVE_DURATION_S} s measured (server CPU from /proc, all threads).` : ' Native CPU not measured (BENCH_INSTR_NATIVE=0).'),
     '',
     '| server | instructions per call, each count | spread | CPU µs per call, native | ns per instruction |',
     '|---|---:|---:|---:|---:|',
     ...rows,
     '',
-    `**Instructions, gateway ÷ floor: ${irRatio.toFixed(3)}** (${thousands(gatewayIr - floorIr)} instructions per call over the floor's ${thousands(floorIr)}).`,
   ];
-  if (gatewayNative && floorNative) {
-    const cpuRatio = gatewayNative.cpuUsPerRequest / floorNative.cpuUsPerRequest;
+  const gateway = byId.get('gateway');
+  const floor = byId.get('undici');
+  if (gateway && floor) {
+    const irRatio = gateway.ir / floor.ir;
+    lines.push(`**Instructions, gateway ÷ floor: ${irRatio.toFixed(3)}** (${thousands(gateway.ir - floor.ir)} instructions per call over the floor's ${thousands(floor.ir)}).`);
+    if (gateway.native && floor.native) {
+      const cpuRatio = gateway.native.cpuUsPerRequest / floor.native.cpuUsPerRequest;
+      lines.push(
+        `CPU per call, gateway ÷ floor, natively in this run: ${cpuRatio.toFixed(3)} (goal, read from protected-call.mjs's interleaved passes: at most 1.15; this single pass: ${cpuRatio <= 1.15 ? 'met' : 'not met'}).`,
+        `Of the gateway's CPU over the floor, ${(((irRatio - 1) / Math.max(cpuRatio - 1, Number.EPSILON)) * 100).toFixed(0)}% is accounted for by its extra instructions at the floor's cost per instruction; the rest is the higher cost of each of its instructions (ns per instruction above: cache misses, branches, a larger working set).`,
+      );
+    }
+    lines.push(`An instruction ratio at or under 1.15 is needed for the CPU goal on a machine where the gateway's instructions cost what the floor's do; it is not enough where they cost more.`, '');
+  }
+  const stages = STAGES.filter(({ from, to }) => byId.has(from) && byId.has(to));
+  if (stages.length > 0) {
     lines.push(
-      `CPU per call, gateway ÷ floor, natively in this run: ${cpuRatio.toFixed(3)} (goal, read from protected-call.mjs's interleaved passes: at most 1.15; this single pass: ${cpuRatio <= 1.15 ? 'met' : 'not met'}).`,
-      `Of the gateway's CPU over the floor, ${(((irRatio - 1) / Math.max(cpuRatio - 1, Number.EPSILON)) * 100).toFixed(0)}% is accounted for by its extra instructions at the floor's cost per instruction; the rest is the higher cost of each of its instructions (ns per instruction above: cache misses, branches, a larger working set).`,
+      '### Stages, counted',
+      '',
+      'Each stage is the difference between two rows above, whose configurations differ by that stage alone.',
+      '',
+      '| stage | rows | instructions per call | CPU µs per call, native |',
+      '|---|---|---:|---:|',
+      ...stages.map(({ from, to, stage }) => {
+        const [a, b] = [byId.get(from), byId.get(to)];
+        const cpu = a.native && b.native ? (a.native.cpuUsPerRequest - b.native.cpuUsPerRequest).toFixed(1) : '-';
+        return `| ${stage} | \`${from}\` − \`${to}\` | ${thousands(a.ir - b.ir)} | ${cpu} |`;
+      }),
+      '',
+      'A native difference is one pass of each row, one after the other: on these VMs it moves by several µs between runs; the count does not.',
+      '',
     );
   }
-  lines.push(
-    `An instruction ratio at or under 1.15 is needed for the CPU goal on a machine where the gateway's instructions cost what the floor's do; it is not enough where they cost more.`,
-    '',
-    `Whole benchmark: ${Math.round((Date.now() - startedAt) / 1000)} s.`,
-    '',
-  );
+  lines.push(`Whole benchmark: ${Math.round((Date.now() - startedAt) / 1000)} s.`, '');
   return lines.join('\n');
 }
 

@@ -36,7 +36,7 @@ const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undef
 const GATEWAY_PROCESSES = knob('BENCH_GATEWAY_PROCESSES', 3, { whole: true });
 
 const PATH = '/business/score/v2/08041998';
-const ISSUER = 'https://bench.example.com';
+export const ISSUER = 'https://bench.example.com';
 const [SERVER_CORE, CLIENT_CORE] = os.availableParallelism() >= 2 ? ['0', '1'] : ['0', '0'];
 
 /** The headline: the gateway as shipped (full pipeline, default engine, `log.level: info`, stdout to a file). */
@@ -211,7 +211,7 @@ export async function passwordGrant(url, account) {
 }
 
 /** The gateway's signing key for `token` (by kid, from its JWKS) as an SPKI PEM, for HAProxy, fast-jwt and jose. */
-async function publicKeyPem(url, token) {
+export async function publicKeyPem(url, token) {
   const { kid } = JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString());
   const { keys } = await (await fetch(`${url}/oauth2/v1/keys`)).json();
   const jwk = keys.find((key) => key.kid === kid);
