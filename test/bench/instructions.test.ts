@@ -11,8 +11,8 @@ import { ROWS, wantedRows } from '../../bench/instructions.mjs';
  * callgrind_control: a change to how the gateway starts, or to the benchmark's
  * counting, should fail `npm test` rather than `npm run bench`. A short run
  * (a few hundred calls, counts only: no wrk, no nginx) from a temp dir, so the
- * result file lands there; three of its rows, so that undici-jose's borrowed
- * key and one counted stage are run too. The counts are read, never judged:
+ * result file lands there; four of its rows, so that undici-jose's borrowed
+ * key, the token sent to the floor, and two counted stages are run too. The counts are read, never judged:
  * an instruction count is a measurement, and tests do not assert speed.
  */
 
@@ -26,7 +26,7 @@ describe('bench/instructions.mjs', () => {
     const run = spawnSync(process.execPath, [SCRIPT], {
       cwd: folder,
       encoding: 'utf8',
-      env: { ...process.env, BENCH_INSTR_NATIVE: '0', BENCH_INSTR_WARMUP: '200', BENCH_INSTR_CALLS: '100', BENCH_INSTR_COUNTS: '1', BENCH_INSTR_ROWS: 'undici, gateway,undici-jose' },
+      env: { ...process.env, BENCH_INSTR_NATIVE: '0', BENCH_INSTR_WARMUP: '200', BENCH_INSTR_CALLS: '100', BENCH_INSTR_COUNTS: '1', BENCH_INSTR_ROWS: 'undici, gateway,undici-token,undici-jose' },
       timeout: 240_000,
     });
     expect(run.stderr).not.toMatch(/Error/);
@@ -40,9 +40,12 @@ describe('bench/instructions.mjs', () => {
     expect(markdown).toMatch(/\*\*Instructions, gateway ÷ floor: \d+\.\d{3}\*\*/);
     // Rows run, and are reported, in ROWS's order whatever order they were named in.
     expect(markdown.indexOf('| gateway as shipped')).toBeLessThan(markdown.indexOf('| Node http + undici Pool + jose'));
-    expect(markdown.indexOf('| Node http + undici Pool + jose')).toBeLessThan(markdown.indexOf('| bare undici forwarder'));
-    // Only the stage both of whose rows ran.
-    expect(markdown).toMatch(/^\| jose's check and the verified-token LRU, over the floor \| `undici-jose` − `undici` \| -?\d+\.\dk \| - \|$/m);
+    expect(markdown.indexOf('| Node http + undici Pool + jose')).toBeLessThan(markdown.indexOf('| bare undici forwarder, sent the same Authorization header'));
+    expect(markdown.indexOf('| bare undici forwarder, sent')).toBeLessThan(markdown.indexOf('| bare undici forwarder (no auth'));
+    expect(markdown).toMatch(/^\| bare undici forwarder, sent the same Authorization header \(not checked, forwarded\) \| \d+\.\dk \|/m);
+    // Only the stages both of whose rows ran.
+    expect(markdown).toMatch(/^\| jose's check and the verified-token LRU \| `undici-jose` − `undici-token` \| -?\d+\.\dk \| - \|$/m);
+    expect(markdown).toMatch(/^\| the credential's bytes: [^|]+ \| `undici-token` − `undici` \| -?\d+\.\dk \| - \|$/m);
     expect(markdown).not.toMatch(/the access line \(`info` against `warn`/);
   }, 250_000);
 
@@ -53,7 +56,7 @@ describe('bench/instructions.mjs', () => {
   });
 
   it('refuses a row it does not know, naming the ones it does', () => {
-    expect(() => wantedRows('gateway,haproxy')).toThrow('BENCH_INSTR_ROWS must name rows among gateway, gateway-quiet, gateway-bearer-only, undici-jose, undici (or be all), got "gateway,haproxy"');
+    expect(() => wantedRows('gateway,haproxy')).toThrow('BENCH_INSTR_ROWS must name rows among gateway, gateway-quiet, gateway-bearer-only, undici-jose, undici-token, undici (or be all), got "gateway,haproxy"');
     expect(() => wantedRows(' , ')).toThrow('BENCH_INSTR_ROWS must name rows among');
   });
 });
