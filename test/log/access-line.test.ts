@@ -103,6 +103,22 @@ describe('writeAccessLine', () => {
     expect((JSON.parse(written[0]!) as { path: string }).path).toBe(`/a${char}b`);
   });
 
+  // The method, path, route and client id are quoted once for as long as the next line repeats them (LastQuoted).
+  it('quotes each line its own fields, when a field repeats, changes, needs escaping and comes back', () => {
+    const { written, logger } = capturing();
+    const paths = ['/a', '/a', `/a"b`, ['/', 'a'].join(''), `/a${'x'.repeat(1)}`, '/a\u0001', '/a'];
+    for (const [i, path] of paths.entries()) {
+      const clientId = i % 2 === 0 ? 'app-1' : `app-${String(1)}`;
+      writeAccessLine(logger, { requestId: `r-${i}`, method: i === 2 ? 'POST' : 'GET', path, route: i < 3 ? '/a' : undefined, status: 200, latencyMs: 1, clientId, errorCode: undefined, policy: undefined, detail: undefined });
+    }
+    const parsed = written.map((text) => JSON.parse(text) as Record<string, unknown>);
+    expect(parsed.map((line) => line.path)).toEqual(paths);
+    expect(parsed.map((line) => line.method)).toEqual(['GET', 'GET', 'POST', 'GET', 'GET', 'GET', 'GET']);
+    expect(parsed.map((line) => line.route)).toEqual(['/a', '/a', '/a', undefined, undefined, undefined, undefined]);
+    expect(parsed.every((line) => line.clientId === 'app-1')).toBe(true);
+    expect(written[2]).toContain(String.raw`"path":"/a\"b"`);
+  });
+
   it('leaves out the fields that are undefined, as pino does, and keeps the logger bindings and the time', () => {
     const { written, logger } = capturing();
     writeAccessLine(logger, {
