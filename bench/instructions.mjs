@@ -53,6 +53,12 @@ const COUNTS = knob('BENCH_INSTR_COUNTS', 3, { whole: true });
 /** 1: also the native CPU per call from /proc (needs wrk and nginx, as protected-call.mjs does); 0: counts only. */
 const NATIVE = knob('BENCH_INSTR_NATIVE', 1, { zero: true, whole: true }) !== 0;
 const NATIVE_DURATION_S = knob('BENCH_INSTR_NATIVE_DURATION', 10);
+/**
+ * 1: the temp dir stays, and its path is printed: each count's callgrind dump (`<row>.callgrind.<n>`), for
+ * `callgrind_annotate`, which names node's own functions and V8's builtins (JIT-compiled JavaScript shows as bare
+ * addresses).
+ */
+const KEEP = process.env.BENCH_INSTR_KEEP === '1';
 /** As protected-call.mjs drives every server: wrk -c50. The fixed-count driver keeps as many calls in flight. */
 const CONNECTIONS = 50;
 /** valgrind runs a Node server 30 to 60 times slower: starting one takes tens of seconds, the warm-up minutes. */
@@ -293,7 +299,8 @@ export async function instructions() {
     return { markdown, file: await writeResult('instructions', markdown) };
   } finally {
     await upstream?.server.stop();
-    await rm(dir, { recursive: true, force: true });
+    if (KEEP) progress(`kept ${dir} (BENCH_INSTR_KEEP=1): the callgrind dumps are its *.callgrind.<n> files`);
+    else await rm(dir, { recursive: true, force: true });
   }
 }
 
