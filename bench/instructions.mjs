@@ -6,8 +6,8 @@
 // thread of the process is counted (V8's helpers, libuv's pool), as /proc counts CPU time.
 //
 // Why: CPU time per call on these shared VMs moves by tens of percent between runs and machines; an instruction count
-// after a server's first moves by a few percent at most (the floor: 142.0k to 147.5k over six counts in two runs of
-// one VM), whatever else the machine is doing, so a change to the hot path of a few percent shows in it where time
+// after a server's first moves by a few percent at most (the floor: 142.0k to 147.5k over the four counts after the
+// first in two runs of one VM), whatever else the machine is doing, so a change to the hot path of a few percent shows in it where time
 // drowns it. Only user-space instructions are counted: what the kernel does for a write or a read is not, so a change
 // of syscalls shows in the native rows only. It is not the goal: the goal (CPU per call at most 1.15x the floor's) is time, and
 // time also pays for cache misses and mispredicted branches, which instructions do not show. So, unless
@@ -15,7 +15,7 @@
 // protected-call.mjs) and their CPU per call from /proc is printed beside the counts: the gap between the two ratios
 // is what the gateway pays over the floor per instruction (working set, cache, branches) rather than in instructions.
 //
-// BENCH_INSTR_ROWS picks the servers (ROWS below; by default the gateway as shipped and the floor). With all five,
+// BENCH_INSTR_ROWS picks the servers (ROWS below; by default the gateway as shipped and the floor). With all six,
 // the differences between neighbouring rows are a stage budget counted in instructions: the access line, the three
 // policies, the gateway's own Bearer path and forwarding over a plain undici + jose + LRU forwarder, and that
 // forwarder's jose check over the floor. Unlike a profile's, those figures repeat from one run and machine to the next.
@@ -323,6 +323,9 @@ const STAGES = [
 
 /** How much of the gateway's CPU over the floor its extra instructions explain, at the floor's cost per instruction. */
 function accountedFor(share) {
+  if (share <= 0 || !Number.isFinite(share)) {
+    return `In this pass the gateway used no more CPU per call than the floor natively (one pass each on these VMs moves by tens of percent), so the pass says nothing about how its extra instructions cost.`;
+  }
   const percent = `${(share * 100).toFixed(0)}%`;
   if (share <= 1) {
     return `Of the gateway's CPU over the floor, ${percent} is accounted for by its extra instructions at the floor's cost per instruction; the rest is the higher cost of each of its instructions (ns per instruction above: cache misses, branches, a larger working set).`;
@@ -361,7 +364,7 @@ function report({ results, upstream, startedAt }) {
       const cpuRatio = gateway.native.cpuUsPerRequest / floor.native.cpuUsPerRequest;
       lines.push(
         `CPU per call, gateway ÷ floor, natively in this run: ${cpuRatio.toFixed(3)} (goal, read from protected-call.mjs's interleaved passes: at most 1.15; this single pass: ${cpuRatio <= 1.15 ? 'met' : 'not met'}).`,
-        accountedFor((irRatio - 1) / Math.max(cpuRatio - 1, Number.EPSILON)),
+        accountedFor(cpuRatio > 1 ? (irRatio - 1) / (cpuRatio - 1) : 0),
       );
     }
     lines.push(`An instruction ratio at or under 1.15 is needed for the CPU goal on a machine where the gateway's instructions cost what the floor's do; it is not enough where they cost more.`, '');

@@ -45,8 +45,9 @@ interface Queued {
 // source into a module without `require`, and every hash failed. A data: URL
 // is always an ES module, whatever the flags. The worker keeps node's default
 // of inheriting the process's flags: passing `execArgv` explicitly is
-// validated, and the V8 flags every shipped launch carries
-// (`--max-semi-space-size`, `--v8-pool-size`) are refused there.
+// validated, and V8 flags are refused there: those every shipped launch
+// carries (cli/node-flags.ts) and any an operator adds, such as
+// `--max-semi-space-size`.
 const WORKER_SOURCE = `
 import { parentPort, workerData } from 'node:worker_threads';
 import { setPriority } from 'node:os';

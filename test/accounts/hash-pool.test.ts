@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HashPool } from '../../src/accounts/hash-pool.js';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { isGatewayError } from '../../src/errors/gateway-error.js';
 
 const FAST = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
@@ -76,13 +77,13 @@ describe('HashPool', () => {
 
   // A program that embeds the gateway may run as `node --input-type=module -e`;
   // the threads inherit node's flags, and that one once made their CommonJS
-  // source an ES module (every hash failed: "require is not defined"). A V8
-  // flag beside it, as every shipped launch carries: handing the threads the
-  // flags explicitly once refused it (ERR_WORKER_INVALID_EXEC_ARGV). The built
-  // package, as such a program imports it (npm test builds it first).
+  // source an ES module (every hash failed: "require is not defined"). V8
+  // flags beside it, the shipped ones and one an operator may add: handing the
+  // threads the flags explicitly once refused them (ERR_WORKER_INVALID_EXEC_ARGV).
+  // The built package, as such a program imports it (npm test builds it first).
   it('hashes in a process started with --input-type=module and V8 flags', () => {
     const entry = pathToFileURL(resolve('dist/index.js')).href;
-    const run = spawnSync(process.execPath, ['--max-semi-space-size=16', '--input-type=module', '-e', `const { hashSecret } = await import(${JSON.stringify(entry)}); console.log(await hashSecret('x'));`], {
+    const run = spawnSync(process.execPath, [...NODE_FLAGS, '--max-semi-space-size=16', '--input-type=module', '-e', `const { hashSecret } = await import(${JSON.stringify(entry)}); console.log(await hashSecret('x'));`], {
       encoding: 'utf8',
       timeout: 30_000,
     });
