@@ -116,13 +116,24 @@ export function machine() {
   };
 }
 
-/** Writes `bench/results/<date>-<name>.md` and returns its path. */
+/**
+ * Writes `bench/results/<date>-<name>.md` and returns its path. A file of that name already there (an earlier run of
+ * the same day, perhaps committed and cited by the docs) is never replaced: the run goes to `<date>-<name>-2.md`,
+ * `-3`, and so on.
+ */
 export async function writeResult(name, markdown) {
   const dir = join('bench', 'results');
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `${new Date().toISOString().slice(0, 10)}-${name}.md`);
-  await writeFile(file, markdown);
-  return file;
+  const stem = join(dir, `${new Date().toISOString().slice(0, 10)}-${name}`);
+  for (let nth = 1; ; nth++) {
+    const file = nth === 1 ? `${stem}.md` : `${stem}-${nth}.md`;
+    try {
+      await writeFile(file, markdown, { flag: 'wx' });
+      return file;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+  }
 }
 
 /** Resident set size of a live process in KiB (`VmRSS` in /proc/<pid>/status). */
