@@ -139,17 +139,28 @@ function dumps(outFile) {
 }
 
 /**
+ * One server pinned to core 0, from its start to its stop: `program` and `argv` run it, `port` is where it listens,
+ * `token` (if given) how to get its caller's token once it does. `use` gets its process, URL and token.
+ */
+async function serving(name, program, argv, { port, stdout, token: tokenOf }, { startMs, stopMs }, use) {
+  const server = startPinned(name, SERVER_CORE, program, argv, { cwd: REPO_DIR, stdout });
+  try {
+    await waitForPort(server, port, startMs);
+    const url = `http://127.0.0.1:${port}`;
+    return await use(server, url, tokenOf ? await tokenOf(url) : undefined);
+  } finally {
+    await server.stop(stopMs);
+  }
+}
+
+/**
  * One server under callgrind: started with the instrumentation off, warmed up, then counted COUNTS times. `command`
  * is node's arguments (flags and script), `args` the script's. Resolves with the instructions per call of each count.
  */
-async function counted(dir, name, command, args, { port, stdout, token: tokenOf }) {
+function counted(dir, name, command, args, options) {
   const outFile = join(dir, `${name}.callgrind`);
   const valgrind = ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, process.execPath];
-  const server = startPinned(`${name} (callgrind)`, SERVER_CORE, 'valgrind', [...valgrind, ...command, ...args], { cwd: REPO_DIR, stdout });
-  try {
-    await waitForPort(server, port, VALGRIND_START_MS);
-    const url = `http://127.0.0.1:${port}`;
-    const token = tokenOf ? await tokenOf(url) : undefined;
+  return serving(`${name} (callgrind)`, 'valgrind', [...valgrind, ...command, ...args], options, { startMs: VALGRIND_START_MS, stopMs: 30_000 }, async (server, url, token) => {
     progress(`${name}: warm-up, ${WARMUP_CALLS} calls under valgrind`);
     await driveCalls(`${url}${PATH}`, token, WARMUP_CALLS);
     const perCall = [];
@@ -168,18 +179,12 @@ async function counted(dir, name, command, args, { port, stdout, token: tokenOf 
       progress(`${name}: count ${count + 1}: ${Math.round(totals.get('Ir') / COUNTED_CALLS)} instructions per call`);
     }
     return perCall;
-  } finally {
-    await server.stop(30_000);
-  }
+  });
 }
 
 /** One server natively, pinned to core 0: a warm-up, then CPU per call from /proc over a wrk run. */
-async function native(name, command, args, { port, stdout, token: tokenOf }) {
-  const server = startPinned(name, SERVER_CORE, process.execPath, [...command, ...args], { cwd: REPO_DIR, stdout });
-  try {
-    await waitForPort(server, port, 30_000);
-    const url = `http://127.0.0.1:${port}`;
-    const token = tokenOf ? await tokenOf(url) : undefined;
+function native(name, command, args, options) {
+  return serving(name, process.execPath, [...command, ...args], options, { startMs: 30_000, stopMs: 10_000 }, async (server, url, token) => {
     const wrk = (durationS) =>
       runWrk({ url: `${url}${PATH}`, headers: token ? { Authorization: `Bearer ${token}` } : {}, connections: CONNECTIONS, durationS, cores: CLIENT_CORE, serverPgid: server.pid, serverCore: SERVER_CORE });
     await wrk(5);
@@ -187,9 +192,7 @@ async function native(name, command, args, { port, stdout, token: tokenOf }) {
     if (run.non2xx > 0 || run.socketErrors > 0) throw new Error(`${name}: ${run.non2xx} non-2xx, ${run.socketErrors} socket errors`);
     progress(`${name}: natively ${run.cpuUsPerRequest.toFixed(1)} µs of CPU per call, ${Math.round(run.rps)} req/s`);
     return run;
-  } finally {
-    await server.stop(10_000);
-  }
+  });
 }
 
 /** The upstream: protected-call.mjs's nginx when the native rows run (it needs nginx anyway), else a Node one. */
@@ -254,19 +257,13 @@ async function servers(dir, upstreamPort, rows) {
   };
   let issued;
   if (rows.some((row) => row.floor?.sendsToken)) {
-    issued = await gateway({ logLevel: 'warn', fullPipeline: false }, async (command, args, { port, stdout, token: tokenOf }) => {
-      const server = startPinned('token issuer', SERVER_CORE, process.execPath, [...command, ...args], { cwd: REPO_DIR, stdout });
-      try {
-        await waitForPort(server, port, 30_000);
-        const url = `http://127.0.0.1:${port}`;
-        const token = await tokenOf(url);
+    issued = await gateway({ logLevel: 'warn', fullPipeline: false }, (command, args, options) =>
+      serving('token issuer', process.execPath, [...command, ...args], options, { startMs: 30_000, stopMs: 10_000 }, async (_server, url, token) => {
         const pem = join(dir, 'gateway-public-key.pem');
         await writeFile(pem, await publicKeyPem(url, token));
         return { token, pem };
-      } finally {
-        await server.stop(10_000);
-      }
-    });
+      }),
+    );
   }
   const floor = async ({ withKey, sendsToken }, run) => {
     const port = await freePort();
