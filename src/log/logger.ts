@@ -64,8 +64,7 @@ export function timeFieldAt(now: number): string {
     secondPrefix = `,"time":"${iso.slice(0, -4)}`;
     secondAt = second;
   }
-  const ms = now - second;
-  formatted = `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+  formatted = `${secondPrefix}${String(now - second).padStart(3, '0')}Z"`;
   formattedAt = now;
   return formatted;
 }
