@@ -46,8 +46,10 @@ const WARMUP_CALLS = knob('BENCH_INSTR_WARMUP', 40_000, { whole: true });
 const COUNTED_CALLS = knob('BENCH_INSTR_CALLS', 5_000, { whole: true });
 /**
  * Counts per server, one after the other in the same process; the figure is their median. One count in a few carries
- * a one-off (a mark-compact, a late tier-up: the floor once counted 223k then 144k per call), which the median drops
- * and the spread shows.
+ * a one-off, which the median drops and the spread shows: a full collection (under valgrind, 30 to 60 times slower,
+ * the collections V8 starts by time fall into counts; natively the gateway made none in 25 s of load) or the
+ * optimizing compiler recompiling what was thrown away. Each count's share of both is read from its dump and printed
+ * (ONE_OFFS), with the median of the counts less them.
  */
 const COUNTS = knob('BENCH_INSTR_COUNTS', 3, { whole: true });
 /** 1: also the native CPU per call from /proc (needs wrk and nginx, as protected-call.mjs does); 0: counts only. */
@@ -129,6 +131,64 @@ export function callgrindTotals(text) {
   return new Map(events.map((name, i) => [name, totals[i] ?? 0]));
 }
 
+/**
+ * Each function's own instructions (Ir) in a callgrind dump, by name: what `callgrind_annotate` prints as self cost.
+ * Cost lines follow an `fn=` line; the one after a `calls=` line is the callee's inclusive cost, charged to it
+ * already, so it is skipped. Names are compressed (`(12) name` defines id 12 for `fn=` and `cfn=` alike, `(12)`
+ * refers to it), and a recursion level is a suffix (`'2`) of the same function. Needs `events: Ir` first, as the
+ * dumps here have (callgrind's default event).
+ */
+export function callgrindSelfCosts(text) {
+  const names = new Map();
+  const nameOf = (spec) => {
+    const compressed = /^\((\d+)\)(?: (.*))?$/.exec(spec);
+    if (!compressed) return spec;
+    const [, id, name] = compressed;
+    if (name !== undefined) names.set(id, name);
+    return names.get(id) ?? spec;
+  };
+  const self = new Map();
+  let fn;
+  let callCost = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('fn=')) fn = nameOf(line.slice(3)).replace(/'\d+$/, '');
+    else if (line.startsWith('cfn=')) nameOf(line.slice(4));
+    else if (line.startsWith('calls=')) callCost = true;
+    else if (/^[0-9+*-]/.test(line)) {
+      if (callCost) {
+        callCost = false;
+        continue;
+      }
+      const ir = Number(line.split(' ')[1] ?? 0);
+      if (fn !== undefined && ir > 0) self.set(fn, (self.get(fn) ?? 0) + ir);
+    }
+  }
+  return self;
+}
+
+/**
+ * What a count can carry that is not the calls' own work, by V8's function names in the dump: its full (mark-compact)
+ * collector, on the main thread and its helpers (marking, sweeping, evacuation; scavenges, the young generation's
+ * collections that every few hundred calls pay for, are not among them), and its optimizing compiler.
+ */
+export const ONE_OFFS = Object.freeze([
+  { id: 'fullCollection', label: 'full collection', test: /Marking|MarkCompact|Sweep|Evacuat|MarkBit/ },
+  { id: 'compiler', label: 'optimizing compiler', test: /v8::internal::(?:compiler|maglev)::/ },
+]);
+
+/** A count from its dump: instructions per call, and the ONE_OFFS' share of them per call. */
+export function countOf(text, calls) {
+  const total = callgrindTotals(text).get('Ir');
+  const oneOffs = Object.fromEntries(ONE_OFFS.map(({ id }) => [id, 0]));
+  for (const [name, ir] of callgrindSelfCosts(text)) {
+    const oneOff = ONE_OFFS.find(({ test }) => test.test(name));
+    if (oneOff) oneOffs[oneOff.id] += ir;
+  }
+  const perCall = Object.fromEntries(Object.entries(oneOffs).map(([id, ir]) => [id, ir / calls]));
+  const less = Object.values(perCall).reduce((sum, ir) => sum + ir, 0);
+  return { ir: total / calls, ...perCall, steady: total / calls - less };
+}
+
 /** The dump files callgrind has written for `outFile` so far (`<outFile>.<n>`, one per `callgrind_control -d`). */
 function dumps(outFile) {
   const folder = dirname(outFile);
@@ -155,7 +215,7 @@ async function serving(name, program, argv, { port, stdout, token: tokenOf }, { 
 
 /**
  * One server under callgrind: started with the instrumentation off, warmed up, then counted COUNTS times. `command`
- * is node's arguments (flags and script), `args` the script's. Resolves with the instructions per call of each count.
+ * is node's arguments (flags and script), `args` the script's. Resolves with each count (countOf).
  */
 function counted(dir, name, command, args, options) {
   const outFile = join(dir, `${name}.callgrind`);
@@ -174,9 +234,9 @@ function counted(dir, name, command, args, options) {
       await callgrindControl(['-d', String(server.pid)]);
       const [dump] = dumps(outFile).filter((file) => !before.has(file));
       if (!dump) throw new Error(`${name}: callgrind wrote no dump for count ${count + 1}`);
-      const totals = callgrindTotals(readFileSync(dump, 'utf8'));
-      perCall.push(totals.get('Ir') / COUNTED_CALLS);
-      progress(`${name}: count ${count + 1}: ${Math.round(totals.get('Ir') / COUNTED_CALLS)} instructions per call`);
+      const counted = countOf(readFileSync(dump, 'utf8'), COUNTED_CALLS);
+      perCall.push(counted);
+      progress(`${name}: count ${count + 1}: ${Math.round(counted.ir)} instructions per call (${oneOffsText(counted)})`);
     }
     return perCall;
   });
@@ -307,6 +367,7 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 const thousands = (n) => `${(n / 1000).toFixed(1)}k`;
+const oneOffsText = (count) => `${ONE_OFFS.map(({ id, label }) => `${label} ${thousands(count[id])}`).join(', ')} per call`;
 const spread = (values) => (values.length > 1 ? `${(((Math.max(...values) - Math.min(...values)) / median(values)) * 100).toFixed(2)}%` : '-');
 
 /** What the difference between each row and the next one in ROWS is, when both ran. */
@@ -331,11 +392,15 @@ function accountedFor(share) {
 }
 
 function report({ results, upstream, startedAt }) {
-  const byId = new Map(results.map((result) => [result.row.id, { ...result, ir: median(result.counts) }]));
-  const nsPerInstruction = ({ native, ir }) => (native ? ((native.cpuUsPerRequest * 1000) / ir).toFixed(3) : '-');
-  const rows = [...byId.values()].map(
-    (result) => `| ${result.row.label} | ${result.counts.map(thousands).join(', ')} | ${spread(result.counts)} | ${result.native ? result.native.cpuUsPerRequest.toFixed(1) : '-'} | ${nsPerInstruction(result)} |`,
+  const byId = new Map(
+    results.map((result) => [result.row.id, { ...result, ir: median(result.counts.map(({ ir }) => ir)), steady: median(result.counts.map(({ steady }) => steady)) }]),
   );
+  const nsPerInstruction = ({ native, ir }) => (native ? ((native.cpuUsPerRequest * 1000) / ir).toFixed(3) : '-');
+  const rows = [...byId.values()].map((result) => {
+    const irs = result.counts.map(({ ir }) => ir);
+    const oneOffs = result.counts.map((count) => ONE_OFFS.map(({ id }) => thousands(count[id])).join(' + ')).join(', ');
+    return `| ${result.row.label} | ${irs.map(thousands).join(', ')} | ${spread(irs)} | ${oneOffs} | ${thousands(result.steady)} | ${result.native ? result.native.cpuUsPerRequest.toFixed(1) : '-'} | ${nsPerInstruction(result)} |`;
+  });
   const anyNative = results.some((result) => result.native);
   const lines = [
     '# Protected call: instructions per call, gateway and Node floor',
@@ -347,16 +412,20 @@ function report({ results, upstream, startedAt }) {
     `${COUNTED_CALLS} calls each; a server's figure is the median of its counts. Upstream: ${upstream}.` +
       (anyNative ? ` Natively: each server pinned to core 0, 5 s of wrk -c${CONNECTIONS} as warm-up, then ${NATIVE_DURATION_S} s measured (server CPU from /proc, all threads).` : ' Native CPU not measured (BENCH_INSTR_NATIVE=0).'),
     '',
-    '| server | instructions per call, each count | spread | CPU µs per call, native | ns per instruction |',
-    '|---|---:|---:|---:|---:|',
+    '| server | instructions per call, each count | spread | of which full collection + optimizing compiler, each count | less those, median | CPU µs per call, native | ns per instruction |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows,
+    '',
+    `"Of which": each count's instructions in V8's full (mark-compact) collector, on every thread, and in its optimizing compiler, per call, read from the dump by function name. Neither is the calls' own work: under valgrind, 30 to 60 times slower than native, the collections V8 starts by time fall into the counts, and a function thrown away is compiled again. "Less those" is the median of each count less both; the code that runs unoptimized until it is compiled again, and the young generation's collections, stay in it.`,
     '',
   ];
   const gateway = byId.get('gateway');
   const floor = byId.get('undici');
   if (gateway && floor) {
     const irRatio = gateway.ir / floor.ir;
-    lines.push(`**Instructions, gateway ÷ floor: ${irRatio.toFixed(3)}** (${thousands(gateway.ir - floor.ir)} instructions per call over the floor's ${thousands(floor.ir)}).`);
+    lines.push(
+      `**Instructions, gateway ÷ floor: ${irRatio.toFixed(3)}** (${thousands(gateway.ir - floor.ir)} instructions per call over the floor's ${thousands(floor.ir)}); less the full collection and the compiler, ${(gateway.steady / floor.steady).toFixed(3)}.`,
+    );
     if (gateway.native && floor.native) {
       const cpuRatio = gateway.native.cpuUsPerRequest / floor.native.cpuUsPerRequest;
       lines.push(
@@ -373,12 +442,12 @@ function report({ results, upstream, startedAt }) {
       '',
       'Each stage is the difference between two rows above, whose configurations differ by that stage alone.',
       '',
-      '| stage | rows | instructions per call | CPU µs per call, native |',
-      '|---|---|---:|---:|',
+      '| stage | rows | instructions per call | less full collection and compiler | CPU µs per call, native |',
+      '|---|---|---:|---:|---:|',
       ...stages.map(({ from, to, stage }) => {
         const [a, b] = [byId.get(from), byId.get(to)];
         const cpu = a.native && b.native ? (a.native.cpuUsPerRequest - b.native.cpuUsPerRequest).toFixed(1) : '-';
-        return `| ${stage} | \`${from}\` − \`${to}\` | ${thousands(a.ir - b.ir)} | ${cpu} |`;
+        return `| ${stage} | \`${from}\` − \`${to}\` | ${thousands(a.ir - b.ir)} | ${thousands(a.steady - b.steady)} | ${cpu} |`;
       }),
       '',
       'A native difference is one pass of each row, one after the other: on these VMs it moves by several µs between runs. A count after the first moves by a few percent at most (the spread column): read a stage of a few thousand instructions as that, not to the last hundred.',
