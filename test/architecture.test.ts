@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  * and in docs/architecture.md, before it can be imported.
  */
 export const LAYERS: ReadonlyArray<readonly string[]> = [
-  ['clock', 'errors', 'log', 'maybe-promise', 'net'],
+  ['bounded-memo', 'clock', 'errors', 'log', 'maybe-promise', 'net'],
   ['config'],
   ['http', 'listeners', 'store'],
   ['keys', 'accounts'],

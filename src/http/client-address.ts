@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { BoundedMemo } from '../bounded-memo.js';
 import { parseAddress, type Address, type AddressRanges } from '../net/address-range.js';
 
 /**
@@ -15,7 +16,7 @@ export function clientAddressOf(req: IncomingMessage, trustedProxies: AddressRan
   const socket = (req.socket as Socket | null) ?? response?.socket;
   const peer = socket?.remoteAddress ?? '';
   // Without trusted proxies the answer depends on the peer's spelling alone, and few peers send most requests.
-  if (trustedProxies.isEmpty) return canonicalPeer(peer);
+  if (trustedProxies.isEmpty) return canonicalPeers.of(peer);
   let current = parseAddress(peer);
   if (!current) return peer;
   if (!trustedProxies.contains(current)) return current.toString();
@@ -29,23 +30,12 @@ export function clientAddressOf(req: IncomingMessage, trustedProxies: AddressRan
   return current.toString();
 }
 
-const MAX_REMEMBERED_PEERS = 10_000;
-const canonicalPeers = new Map<string, string>();
-
 /**
  * A peer address in its canonical form (`::ffff:10.0.0.1` is `10.0.0.1`),
  * remembered by spelling: parsing it with ipaddr.js cost a protected call
- * about 3 KB of garbage and several microseconds. Bounded: a flood of
- * distinct peers starts the memo over instead of growing it.
+ * about 3 KB of garbage and several microseconds.
  */
-function canonicalPeer(peer: string): string {
-  let canonical = canonicalPeers.get(peer);
-  if (canonical !== undefined) return canonical;
-  canonical = parseAddress(peer)?.toString() ?? peer;
-  if (canonicalPeers.size >= MAX_REMEMBERED_PEERS) canonicalPeers.clear();
-  canonicalPeers.set(peer, canonical);
-  return canonical;
-}
+const canonicalPeers = new BoundedMemo((peer) => parseAddress(peer)?.toString() ?? peer);
 
 /** True when the socket peer is one of our own proxies, whose X-Forwarded-* we may keep. */
 export function isTrustedPeer(req: IncomingMessage, trustedProxies: AddressRanges): boolean {

@@ -1,8 +1,7 @@
+import { BoundedMemo } from '../../bounded-memo.js';
 import { parseAddress } from '../../net/address-range.js';
 import type { Explain, PolicyKind, Rejection } from '../policy.js';
 import { ipRangeSchema } from './schema.js';
-
-const MAX_REMEMBERED_ADDRESSES = 10_000;
 
 const forbidden = (detail: string): Rejection => ({ code: 'IP_RANGE_FORBIDDEN', detail });
 
@@ -15,8 +14,6 @@ export const ipRange: PolicyKind<typeof ipRangeSchema> = {
   kind: 'ip-range',
   schema: ipRangeSchema,
   compile({ rules, default: fallback }) {
-    // The verdict depends on the address alone; most traffic comes from few addresses (clients, balancers).
-    const verdicts = new Map<string, Rejection | undefined>();
     const decide = (text: string, explain?: Explain): Rejection | undefined => {
       const address = parseAddress(text);
       if (!address) return forbidden(`client address "${text}" is not an IP address`);
@@ -29,16 +26,14 @@ export const ipRange: PolicyKind<typeof ipRangeSchema> = {
       }
       return forbidden(`${address.toString()} denied by ${decidedBy}`);
     };
+    // The verdict depends on the address alone; most traffic comes from few addresses (clients, balancers). An
+    // allowed address is remembered as null, found in one lookup (undefined would take a second to tell from absent).
+    const verdicts = new BoundedMemo((text) => decide(text) ?? null);
     return (request, explain) => {
       const text = request.clientAddress;
       // The dry run asks why: decided afresh, the memo left as it is.
       if (explain) return decide(text, explain);
-      if (verdicts.has(text)) return verdicts.get(text);
-      const verdict = decide(text);
-      // Bounded: a flood of distinct addresses starts the memo over instead of growing it.
-      if (verdicts.size >= MAX_REMEMBERED_ADDRESSES) verdicts.clear();
-      verdicts.set(text, verdict);
-      return verdict;
+      return verdicts.of(text) ?? undefined;
     };
   },
 };

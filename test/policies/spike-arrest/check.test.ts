@@ -104,6 +104,14 @@ describe('spike-arrest check (SPEC 5.8)', () => {
     expect(await outcome(check, { user: 'ip:203.0.113.9', clientAddress: '203.0.113.9' })).toBe('pass');
   });
 
+  it('counts every caller apart when more callers come than it remembers keys for', async () => {
+    const { check } = compile({ rate: '1ps', identifier: 'client_id' });
+    // Past 10,000 remembered callers the memo of keys starts over; each caller keeps its own counter throughout.
+    for (let i = 0; i <= 10_001; i++) expect(await outcome(check, { clientId: `client-${i}` })).toBe('pass');
+    expect(await outcome(check, { clientId: 'client-0' })).toBe('retry after 1');
+    expect(await outcome(check, { clientId: 'client-10001' })).toBe('retry after 1');
+  });
+
   it('keeps a long header value apart from another with the same beginning (keys hold a hash of it)', async () => {
     const { check } = compile({ rate: '1ps', identifier: 'header', header: 'x-caller' });
     const long = 'x'.repeat(200);
