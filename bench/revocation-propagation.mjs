@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { BENCH_ACCOUNT, knob, machine, machineLine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
 
 const REVOCATIONS = knob('BENCH_REVOCATIONS', 200);
@@ -93,4 +94,10 @@ export async function revocationPropagation() {
     upstream.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { markdown, file } = await revocationPropagation();
+  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+  process.exit(0);
 }

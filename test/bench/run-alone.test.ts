@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+/*
+ * bench/README.md tells readers to run a benchmark on its own (`node bench/<name>.mjs`). A script whose main block is
+ * missing exits 0 having measured nothing, which is worse than failing: revocation-propagation.mjs did, until this
+ * test. Every benchmark `npm run bench` runs (the imports of bench/run.mjs) must call its own export when run
+ * directly.
+ */
+const run = readFileSync('bench/run.mjs', 'utf8');
+const benchmarks = [...run.matchAll(/^import \{ (\w+) \} from '\.\/([\w-]+)\.mjs';$/gm)].map(([, name, file]) => ({ name: name as string, file: file as string }));
+
+describe('bench scripts', () => {
+  it('finds the benchmarks npm run bench runs', () => {
+    expect(benchmarks.map(({ file }) => file)).toContain('revocation-propagation');
+    expect(benchmarks.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(benchmarks)('$file.mjs runs $name() when run on its own', ({ name, file }) => {
+    const source = readFileSync(`bench/${file}.mjs`, 'utf8');
+    const main = /^if \(process\.argv\[1\] && [^\n]*import\.meta\.url[^\n]*\) \{$([\s\S]*?)^\}$/m.exec(source);
+    expect(main, `bench/${file}.mjs has no main block`).not.toBeNull();
+    expect(main?.[1]).toMatch(new RegExp(`await ${name}\\(\\)`));
+  });
+});
