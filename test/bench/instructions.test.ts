@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a benchmark script, JavaScript without declarations
-import { callgrindSelfCosts, countOf, ROWS, wantedRows } from '../../bench/instructions.mjs';
+import { ROWS, wantedRows } from '../../bench/instructions.mjs';
 
 /*
  * bench/instructions.mjs drives two servers under valgrind's callgrind through
@@ -50,51 +50,6 @@ describe('bench/instructions.mjs', () => {
     expect(markdown).toMatch(/^\| the credential's bytes: [^|]+ \| `undici-token` − `undici` \| -?\d+\.\dk \| -?\d+\.\dk \| - \|$/m);
     expect(markdown).not.toMatch(/the access line \(`info` against `warn`/);
   }, 250_000);
-
-  // A dump as callgrind writes one: compressed names (defined once as "(id) name", then "(id)"), a callee's inclusive
-  // cost on the line after "calls=", a recursion level as a "'2" suffix, relative positions, and a zero-cost line.
-  const DUMP = [
-    'version: 1',
-    'positions: line',
-    'events: Ir',
-    '',
-    'ob=(1) /usr/bin/node',
-    'fl=(1) ???',
-    'fn=(1) Builtins_LoadIC',
-    '0 100',
-    '+2 50',
-    'cfn=(2) v8::internal::MarkCompactCollector::MarkLiveObjects()',
-    'calls=3 0',
-    '0 9000',
-    '-1 25',
-    'fn=(2)',
-    '0 400',
-    "fn=(3) v8::internal::compiler::GraphReducer::ReduceTop()'2",
-    '* 300',
-    '12',
-    'fn=(4) v8::internal::Scavenger::ScavengeObject(int)',
-    '0 125',
-    'fn=(1)',
-    '0 5',
-    '',
-    'totals: 1005',
-  ].join('\n');
-
-  it("reads each function's own instructions from a dump, not its callees'", () => {
-    const self = callgrindSelfCosts(DUMP);
-    expect(Object.fromEntries(self)).toEqual({
-      Builtins_LoadIC: 180,
-      'v8::internal::MarkCompactCollector::MarkLiveObjects()': 400,
-      'v8::internal::compiler::GraphReducer::ReduceTop()': 300,
-      'v8::internal::Scavenger::ScavengeObject(int)': 125,
-    });
-    // The functions' own costs add up to the dump's total.
-    expect([...self.values()].reduce((sum, ir) => sum + ir, 0)).toBe(1005);
-  });
-
-  it("splits a count's full collection and optimizing compiler from the rest; a scavenge stays in the rest", () => {
-    expect(countOf(DUMP, 5)).toEqual({ ir: 201, fullCollection: 80, compiler: 60, steady: 61 });
-  });
 
   it('runs the rows BENCH_INSTR_ROWS names, in their order of the budget, or all of them', () => {
     expect(wantedRows('undici,gateway').map((row: { id: string }) => row.id)).toEqual(['gateway', 'undici']);
