@@ -11,6 +11,8 @@
 export class BoundedMemo<V> {
   private readonly values = new Map<string, V>();
 
+  // 10,000: the bound each of these memos had before they shared this class. Their keys are addresses and ids of at
+  // most 64 characters (spike arrest does not remember longer ones), so a full memo holds about a megabyte at most.
   constructor(
     private readonly make: (key: string) => V,
     private readonly max = 10_000,
@@ -19,7 +21,7 @@ export class BoundedMemo<V> {
   /** The remembered value for `key`, made and remembered now if there is none. */
   of(key: string): V {
     const known = this.values.get(key);
-    // One lookup for a remembered value; undefined is a value too (ip-range's "allowed"), told apart by a second.
+    // One lookup for a remembered value; a value of undefined is told from an absent one by a second.
     if (known !== undefined || this.values.has(key)) return known as V;
     const value = this.make(key);
     if (this.values.size >= this.max) this.values.clear();
