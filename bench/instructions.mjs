@@ -6,8 +6,9 @@
 // thread of the process is counted (V8's helpers, libuv's pool), as /proc counts CPU time.
 //
 // Why: CPU time per call on these shared VMs moves by tens of percent between runs and machines; an instruction count
-// after a server's first moves by a few percent at most (the floor: 142.0k to 147.5k over the four counts after the
-// first in two runs of one VM), whatever else the machine is doing, so a change to the hot path of a few percent shows in it where time
+// that carries no one-off (ONE_OFFS below: a full collection, the optimizing compiler at work) moves by a few percent
+// at most (the floor: 142.0k to 147.5k over the four counts after the first in two runs of one VM), whatever else the
+// machine is doing, so a change to the hot path of a few percent shows in it where time
 // drowns it. Only user-space instructions are counted: what the kernel does for a write or a read is not, so a change
 // of syscalls shows in the native rows only. It is not the goal: the goal (CPU per call at most 1.15x the floor's) is time, and
 // time also pays for cache misses and mispredicted branches, which instructions do not show. So, unless
@@ -135,10 +136,14 @@ export function callgrindTotals(text) {
  * Each function's own instructions (Ir) in a callgrind dump, by name: what `callgrind_annotate` prints as self cost.
  * Cost lines follow an `fn=` line; the one after a `calls=` line is the callee's inclusive cost, charged to it
  * already, so it is skipped. Names are compressed (`(12) name` defines id 12 for `fn=` and `cfn=` alike, `(12)`
- * refers to it), and a recursion level is a suffix (`'2`) of the same function. Needs `events: Ir` first, as the
- * dumps here have (callgrind's default event).
+ * refers to it), and a recursion level is a suffix (`'2`) of the same function. Needs `positions: line` and `events: Ir`
+ * first, as the dumps here have (callgrind's defaults); any other dump is refused.
  */
 export function callgrindSelfCosts(text) {
+  // The second column is read as Ir: refuse a dump with other positions (`--dump-instr=yes`) or events first.
+  const positions = /^positions:\s*(.+)$/m.exec(text)?.[1].trim() ?? 'line';
+  const firstEvent = /^events:\s*(\S+)/m.exec(text)?.[1];
+  if (positions !== 'line' || firstEvent !== 'Ir') throw new Error(`callgrindSelfCosts reads dumps of "positions: line" and "events: Ir ...", got positions ${positions}, first event ${firstEvent ?? 'none'}`);
   const names = new Map();
   const nameOf = (spec) => {
     const compressed = /^\((\d+)\)(?: (.*))?$/.exec(spec);
@@ -168,12 +173,16 @@ export function callgrindSelfCosts(text) {
 
 /**
  * What a count can carry that is not the calls' own work, by V8's function names in the dump: its full (mark-compact)
- * collector, on the main thread and its helpers (marking, sweeping, evacuation; scavenges, the young generation's
- * collections that every few hundred calls pay for, are not among them), and its optimizing compiler.
+ * collector, on the main thread and its helpers (marking, sweeping, evacuation), and its optimizing compiler.
+ * Scavenges, the young generation's collections that every few hundred calls pay for, are the calls' own: their
+ * functions also evacuate and sweep (`Scavenger::Evacuate...`, `ArrayBufferSweeper::SweepingJob::SweepYoung`, the
+ * new space's `EvacuationAllocator`), so names of the young generation are left out first.
  */
+const FULL_COLLECTOR = /MarkCompact|ConcurrentMarking|IncrementalMarking|MarkingVisitor|MarkingBarrier|MarkingWorklist|MarkBit|Sweeper::|Evacuat|RecordMigratedSlotVisitor|PointersUpdating/;
+const YOUNG_GENERATION = /Scaveng|Young|Minor|SemiSpace|NewSpace|EvacuationAllocator|ArrayBufferSweeper|ClearMemoryChunkData/;
 export const ONE_OFFS = Object.freeze([
-  { id: 'fullCollection', label: 'full collection', test: /Marking|MarkCompact|Sweep|Evacuat|MarkBit/ },
-  { id: 'compiler', label: 'optimizing compiler', test: /v8::internal::(?:compiler|maglev)::/ },
+  { id: 'fullCollection', label: 'full collection', of: (name) => FULL_COLLECTOR.test(name) && !YOUNG_GENERATION.test(name) },
+  { id: 'compiler', label: 'optimizing compiler', of: (name) => /v8::internal::(?:compiler|maglev)::/.test(name) },
 ]);
 
 /** A count from its dump: instructions per call, and the ONE_OFFS' share of them per call. */
@@ -181,7 +190,7 @@ export function countOf(text, calls) {
   const total = callgrindTotals(text).get('Ir');
   const oneOffs = Object.fromEntries(ONE_OFFS.map(({ id }) => [id, 0]));
   for (const [name, ir] of callgrindSelfCosts(text)) {
-    const oneOff = ONE_OFFS.find(({ test }) => test.test(name));
+    const oneOff = ONE_OFFS.find(({ of }) => of(name));
     if (oneOff) oneOffs[oneOff.id] += ir;
   }
   const perCall = Object.fromEntries(Object.entries(oneOffs).map(([id, ir]) => [id, ir / calls]));
@@ -450,7 +459,7 @@ function report({ results, upstream, startedAt }) {
         return `| ${stage} | \`${from}\` − \`${to}\` | ${thousands(a.ir - b.ir)} | ${thousands(a.steady - b.steady)} | ${cpu} |`;
       }),
       '',
-      'A native difference is one pass of each row, one after the other: on these VMs it moves by several µs between runs. A count after the first moves by a few percent at most (the spread column): read a stage of a few thousand instructions as that, not to the last hundred.',
+      'A native difference is one pass of each row, one after the other: on these VMs it moves by several µs between runs. A count without a one-off moves by a few percent at most; one with a full collection or the compiler at work moves by tens (the spread column), and the column less them keeps part of it (the code that runs unoptimized until it is compiled again): read a stage of a few thousand instructions as that, not to the last hundred.',
       '',
     );
   }
