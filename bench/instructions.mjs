@@ -187,15 +187,15 @@ export const ONE_OFFS = Object.freeze([
 
 /** A count from its dump: instructions per call, and the ONE_OFFS' share of them per call. */
 export function countOf(text, calls) {
-  const total = callgrindTotals(text).get('Ir');
-  const oneOffs = Object.fromEntries(ONE_OFFS.map(({ id }) => [id, 0]));
+  const count = { ir: callgrindTotals(text).get('Ir') / calls, ...Object.fromEntries(ONE_OFFS.map(({ id }) => [id, 0])) };
+  count.steady = count.ir;
   for (const [name, ir] of callgrindSelfCosts(text)) {
     const oneOff = ONE_OFFS.find(({ of }) => of(name));
-    if (oneOff) oneOffs[oneOff.id] += ir;
+    if (!oneOff) continue;
+    count[oneOff.id] += ir / calls;
+    count.steady -= ir / calls;
   }
-  const perCall = Object.fromEntries(Object.entries(oneOffs).map(([id, ir]) => [id, ir / calls]));
-  const less = Object.values(perCall).reduce((sum, ir) => sum + ir, 0);
-  return { ir: total / calls, ...perCall, steady: total / calls - less };
+  return count;
 }
 
 /** The dump files callgrind has written for `outFile` so far (`<outFile>.<n>`, one per `callgrind_control -d`). */
@@ -243,9 +243,9 @@ function counted(dir, name, command, args, options) {
       await callgrindControl(['-d', String(server.pid)]);
       const [dump] = dumps(outFile).filter((file) => !before.has(file));
       if (!dump) throw new Error(`${name}: callgrind wrote no dump for count ${count + 1}`);
-      const counted = countOf(readFileSync(dump, 'utf8'), COUNTED_CALLS);
-      perCall.push(counted);
-      progress(`${name}: count ${count + 1}: ${Math.round(counted.ir)} instructions per call (${oneOffsText(counted)})`);
+      const measured = countOf(readFileSync(dump, 'utf8'), COUNTED_CALLS);
+      perCall.push(measured);
+      progress(`${name}: count ${count + 1}: ${Math.round(measured.ir)} instructions per call (${oneOffsText(measured)})`);
     }
     return perCall;
   });
