@@ -27,8 +27,7 @@ import { closeSync, constants as fsConstants, openSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { BENCH_ACCOUNT, freePort, knob, percentile, shippedNodeFlags, writeBenchAccounts } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, knob, percentile, shippedNodeFlags, writeBenchAccounts, isMainScript } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, runWrk, startPinned, threadCpuTicks, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
@@ -193,7 +192,7 @@ export function runLine(run) {
   return `${Math.round(run.rps)} req/s, ${run.cpuUsPerRequest.toFixed(1)} µs/req (${threads}), p99 ${run.p99Ms} ms, p99.9 ${run.p999Ms} ms, ${others}`;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainScript(import.meta.url)) {
   try {
     await ab(process.argv.slice(2));
   } catch (error) {

@@ -28,9 +28,9 @@ import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machineLine, runPinnedNode, startNodeUpstream, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machineLine, runPinnedNode, startNodeUpstream, writeBenchAccounts, writeResult, isMainScript, runBenchmark } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { benchGatewayYaml, ISSUER, passwordGrant, POLICIES, publicKeyPem } from './protected-call.mjs';
@@ -467,7 +467,7 @@ function report({ results, upstream, startedAt }) {
   return lines.join('\n');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainScript(import.meta.url)) {
   const [driver, params] = process.argv.slice(2);
   if (driver === 'drive') {
     process.stdout.write(`${JSON.stringify(await drive(JSON.parse(params)))}\n`);
@@ -475,8 +475,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   } else if (driver) {
     throw new Error(`unknown driver ${driver}; the only one is drive`);
   } else {
-    const { markdown, file } = await instructions();
-    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-    process.exit(0);
+    await runBenchmark(instructions);
   }
 }

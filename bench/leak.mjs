@@ -9,7 +9,7 @@ import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   backgroundLoad,
   BENCH_ACCOUNT,
@@ -24,6 +24,8 @@ import {
   writeBenchAccounts,
   writeResult,
   knob,
+  isMainScript,
+  runBenchmark,
 } from './lib.mjs';
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -230,7 +232,7 @@ export async function leak() {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainScript(import.meta.url)) {
   const [driver, params] = process.argv.slice(2);
   if (driver === 'abort-load') {
     process.stdout.write(`${JSON.stringify(await abortLoad(JSON.parse(params)))}\n`);
@@ -238,7 +240,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   } else if (driver) {
     throw new Error(`unknown driver ${driver}; the only one is abort-load`);
   } else {
-    const { markdown, file } = await leak();
-    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+    await runBenchmark(leak);
   }
 }

@@ -12,6 +12,23 @@ import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, startPinned } from './load.mjs';
 export const REPO_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /**
+ * True when `moduleUrl` (a benchmark's `import.meta.url`) is the script node was started with (`node bench/<name>.mjs`),
+ * false when bench/run.mjs or a test imports it. One spelling for every benchmark's main block.
+ */
+export const isMainScript = (moduleUrl) => process.argv[1] !== undefined && moduleUrl === pathToFileURL(process.argv[1]).href;
+
+/**
+ * A benchmark's main block: run it, print its table and the file it was written to, and exit. Exit, not return: a
+ * client or timer a benchmark leaves behind must not keep a finished run waiting (stdout, a file, a pipe or a
+ * terminal, is written synchronously on Linux, so nothing printed is lost).
+ */
+export async function runBenchmark(benchmark) {
+  const { markdown, file } = await benchmark();
+  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+  process.exit(0);
+}
+
+/**
  * The node flags a build of the gateway ships with (`NODE_FLAGS` of src/cli/node-flags.ts, read from the build's
  * `dist/`), or none for a build from before they existed. Every benchmark starts the gateway with them, as its
  * binary, `npm start` and the container do; the peers and the bare forwarder run on node's own defaults.

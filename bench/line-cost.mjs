@@ -15,9 +15,8 @@
 // minutes by default, plus start-up. BENCH_AB_KEEP=1 keeps the temp dir (each process's log), as for ab.mjs.
 import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import { drive, inTurn, measureRun, median, openBench, runLine, startVariant, warmUp } from './ab.mjs';
-import { BENCH_NODE_FLAGS, knob, machineLine, REPO_DIR, writeResult } from './lib.mjs';
+import { BENCH_NODE_FLAGS, knob, machineLine, REPO_DIR, writeResult, isMainScript, runBenchmark } from './lib.mjs';
 import { countLines, LOG_LINES_AT_LEAST, LOG_SETTLE_MS, LOGGED_LATENCY } from './protected-call.mjs';
 
 const PROCESSES = knob('BENCH_LINE_PROCESSES', 3, { whole: true });
@@ -122,7 +121,4 @@ info − warn: ${median(cpuDeltas).toFixed(1)} µs (${Math.min(...cpuDeltas).toF
 `;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { markdown, file } = await lineCost();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(lineCost);

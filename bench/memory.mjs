@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import {
   backgroundLoad,
@@ -21,6 +20,8 @@ import {
   writeBenchAccounts,
   writeResult,
   knob,
+  isMainScript,
+  runBenchmark,
 } from './lib.mjs';
 import { runWrk } from './load.mjs';
 import { runDriver } from './token-endpoint.mjs';
@@ -256,7 +257,4 @@ export async function memory() {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { markdown, file } = await memory();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(memory);

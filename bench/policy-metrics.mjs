@@ -18,7 +18,7 @@ import { readPolicyFolder } from '../dist/policies/policy-file.js';
 import { PolicySet } from '../dist/policies/policy-set.js';
 import { MemoryWindowCounter } from '../dist/store/memory.js';
 import { PolicyFamilies } from '../dist/telemetry/policy-series.js';
-import { knob, machine, machineLine, writeResult } from './lib.mjs';
+import { knob, machine, machineLine, writeResult, isMainScript, runBenchmark } from './lib.mjs';
 import { POLICIES } from './protected-call.mjs';
 
 const PASSES = knob('BENCH_POLICY_PASSES', 7);
@@ -162,7 +162,4 @@ export async function policyMetrics() {
   }
 }
 
-if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const { markdown, file } = await policyMetrics();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(policyMetrics);

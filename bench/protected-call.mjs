@@ -10,9 +10,9 @@ import { closeSync, createReadStream, existsSync, constants as fsConstants, open
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { exportSPKI, importJWK } from 'jose';
-import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machine, machineLine, percentile, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machine, machineLine, percentile, writeBenchAccounts, writeResult, isMainScript, runBenchmark } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk, startPinned, THAW_SETTLE_MS, waitForPort } from './load.mjs';
 import { haproxyConfig } from './peers/haproxy.mjs';
 import { nginxArgs, proxyConfig, upstreamConfig, UPSTREAM_BODY } from './peers/nginx.mjs';
@@ -958,7 +958,4 @@ function report({ configs, notRun, versions, elapsedS }) {
   ].join('\n');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { markdown, file } = await protectedCall();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(protectedCall);

@@ -5,8 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { BENCH_ACCOUNT, knob, machine, machineLine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, knob, machine, machineLine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult, isMainScript, runBenchmark } from './lib.mjs';
 
 const REVOCATIONS = knob('BENCH_REVOCATIONS', 200);
 const POLL_LIMIT_MS = 5_000;
@@ -96,8 +95,4 @@ export async function revocationPropagation() {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { markdown, file } = await revocationPropagation();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-  process.exit(0);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(revocationPropagation);

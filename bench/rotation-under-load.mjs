@@ -6,9 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { jwksMaxAgeSeconds, publicationLeadMs } from '../dist/keys/publication.js';
-import { BENCH_ACCOUNT, knob, machine, machineLine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult } from './lib.mjs';
+import { BENCH_ACCOUNT, knob, machine, machineLine, percentile, startGateway, startRedis, writeBenchAccounts, writeResult, isMainScript, runBenchmark } from './lib.mjs';
 
 const ROTATIONS = knob('BENCH_ROTATIONS', 6);
 /** Short, so that a rotation's successor is old enough to sign at once a few seconds later; the lead scales with it. */
@@ -180,7 +179,4 @@ export async function rotationUnderLoad() {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  const { markdown, file } = await rotationUnderLoad();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(rotationUnderLoad);

@@ -10,8 +10,8 @@ import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machineLine, writeBenchAccounts, writeResult } from './lib.mjs';
+import { fileURLToPath } from 'node:url';
+import { BENCH_ACCOUNT, freePort, GATEWAY_NODE_FLAGS, knob, machineLine, writeBenchAccounts, writeResult, isMainScript, runBenchmark } from './lib.mjs';
 import { runWrk, startPinned, waitForPort } from './load.mjs';
 import { nginxArgs, upstreamConfig } from './peers/nginx.mjs';
 import { benchGatewayYaml, passwordGrant, POLICIES } from './protected-call.mjs';
@@ -185,8 +185,4 @@ function report(gateway, forwarder, gatewayRun, forwarderRun, startedAt) {
   ].join('\n');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { markdown, file } = await stageBudget();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-  process.exit(0);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(stageBudget);

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   backgroundLoad,
   BENCH_ACCOUNT,
@@ -23,6 +23,8 @@ import {
   writeBenchAccounts,
   writeResult,
   knob,
+  isMainScript,
+  runBenchmark,
 } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, parseWrk, runWrk, threadCpuTicks } from './load.mjs';
 
@@ -427,7 +429,7 @@ export async function tokenEndpoint() {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainScript(import.meta.url)) {
   const [driver, params] = process.argv.slice(2);
   if (driver) {
     if (!DRIVERS[driver]) throw new Error(`unknown driver ${driver}; one of ${Object.keys(DRIVERS).join(', ')}`);
@@ -435,7 +437,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.stdout.write(`${JSON.stringify(result)}\n`);
     process.exit(0);
   } else {
-    const { markdown, file } = await tokenEndpoint();
-    process.stdout.write(`${markdown}\nwritten to ${file}\n`);
+    await runBenchmark(tokenEndpoint);
   }
 }

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   backgroundLoad,
   BENCH_ACCOUNT,
@@ -19,6 +18,8 @@ import {
   writeBenchAccounts,
   writeResult,
   knob,
+  isMainScript,
+  runBenchmark,
 } from './lib.mjs';
 import { CLOCK_TICKS_PER_SECOND, groupCpuTicks, runWrk } from './load.mjs';
 
@@ -191,7 +192,4 @@ export async function workers() {
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { markdown, file } = await workers();
-  process.stdout.write(`${markdown}\nwritten to ${file}\n`);
-}
+if (isMainScript(import.meta.url)) await runBenchmark(workers);

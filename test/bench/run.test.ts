@@ -18,8 +18,9 @@ describe('bench scripts', () => {
 
   it.each(benchmarks)('$file.mjs runs $name() when run on its own', ({ name, file }) => {
     const source = readFileSync(`bench/${file}.mjs`, 'utf8');
-    const main = /^if \(process\.argv\[1\] && [^\n]*import\.meta\.url[^\n]*\) \{$([\s\S]*?)^\}$/m.exec(source);
+    // The main block is one line, or a block whose body ends at the first line that is a lone closing brace.
+    const main = /^if \(isMainScript\(import\.meta\.url\)\) (?:\{$([\s\S]*?)^\}$|(.+)$)/m.exec(source);
     expect(main, `bench/${file}.mjs has no main block`).not.toBeNull();
-    expect(main?.[1]).toMatch(new RegExp(`await ${name}\\(\\)`));
+    expect(main?.[1] ?? main?.[2]).toMatch(new RegExp(`await runBenchmark\\(${name}\\)`));
   });
 });
