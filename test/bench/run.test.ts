@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a benchmark script in plain JavaScript, without type declarations
+import { isMainScript } from '../../bench/lib.mjs';
 
 /*
  * bench/README.md tells readers to run a benchmark on its own (`node bench/<name>.mjs`). A script whose main block is
@@ -22,5 +26,18 @@ describe('bench scripts', () => {
     const main = /^if \(isMainScript\(import\.meta\.url\)\) (?:\{$([\s\S]*?)^\}$|(.+)$)/m.exec(source);
     expect(main, `bench/${file}.mjs has no main block`).not.toBeNull();
     expect(main?.[1] ?? main?.[2]).toMatch(new RegExp(`await runBenchmark\\(${name}\\)`));
+  });
+
+  // bench/README.md runs them as `node bench/<name>.mjs`: a relative path, which an earlier spelling of the guard
+  // (new URL(`file://${argv[1]}`)) never matched, so that benchmark measured nothing and exited 0.
+  it.each(['bench/policy-metrics.mjs', resolve('bench/policy-metrics.mjs')])('knows its script when node is started with %s', (started) => {
+    const argv = process.argv[1] as string;
+    try {
+      process.argv[1] = started;
+      expect(isMainScript(pathToFileURL(resolve('bench/policy-metrics.mjs')).href)).toBe(true);
+      expect(isMainScript(pathToFileURL(resolve('bench/workers.mjs')).href)).toBe(false);
+    } finally {
+      process.argv[1] = argv;
+    }
   });
 });
