@@ -49,6 +49,10 @@ export class Drain implements ShutdownState {
     return this.stopping;
   }
 
+  get graceOver(): boolean {
+    return this.cut;
+  }
+
   /**
    * Serves `server` with `listener`, keeping count of its requests and connections.
    * `listener` must call its third argument once when the response closes:
@@ -104,6 +108,19 @@ export class Drain implements ShutdownState {
     this.graceTimer = setTimeout(() => this.endGrace(), graceMs).unref();
     await closed;
     clearTimeout(this.graceTimer);
+    // A listener closes once its last connection has, which can come before that connection's response says it
+    // closed: the releases that follow (the forwarder's pools first) must not overtake the requests it cut, or
+    // a cut request is logged as the forwarder's failure, or not at all if the exit comes first.
+    await this.requestsEnded();
+  }
+
+  /** The requests in flight have all told their end; bounded, because a stop must end even if one never does. */
+  private async requestsEnded(): Promise<void> {
+    if (this.inFlight === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, REQUESTS_END_BOUND_MS)));
+    await Promise.race([this.inFlightDone(), bound]);
+    clearTimeout(timer);
   }
 
   /** Cuts whatever is still in flight now: at the end of the grace, or on a second SIGTERM. */
@@ -115,6 +132,12 @@ export class Drain implements ShutdownState {
     for (const socket of this.sockets) socket.destroy();
   }
 }
+
+/**
+ * How long `stop` waits, once the listeners have closed, for the requests on their connections to tell their end.
+ * Those connections are closed, so it is a matter of ticks; the bound is for a request handler that never tells.
+ */
+const REQUESTS_END_BOUND_MS = 1_000;
 
 /** Tells the client not to reuse the connection, or, when the headers are already out, closes it after the response. */
 function closeConnectionAfter(res: ServerResponse): void {

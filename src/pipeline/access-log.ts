@@ -1,5 +1,5 @@
 import type { GatewayContext } from '../context.js';
-import type { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Exchange } from '../http/exchange.js';
 import { writeAccessLine } from '../log/access-line.js';
 
@@ -9,6 +9,7 @@ import { writeAccessLine } from '../log/access-line.js';
  */
 export function completeExchange(ctx: GatewayContext, exchange: Exchange, finished: boolean): void {
   const elapsedNs = Number(process.hrtime.bigint() - exchange.startedAt);
+  if (!finished && ctx.shutdown.graceOver && !isGatewaysCut(exchange.error)) exchange.error = cutAtShutdown();
   const status = finished ? exchange.res.statusCode : unfinishedStatus(exchange.error);
   ctx.metrics.requestCompleted(exchange, status, elapsedNs / 1e9);
   if (ctx.logger.isLevelEnabled('info')) logAccess(ctx, exchange, status, elapsedNs / 1e6);
@@ -39,4 +40,13 @@ function logAccess(ctx: GatewayContext, exchange: Exchange, status: number, late
  * mid-body) keeps its 5xx; otherwise the client went away first, which is
  * 499 by nginx's convention.
  */
-const unfinishedStatus = (error: GatewayError | undefined): number => (error && error.status >= 500 ? error.status : 499);
+const unfinishedStatus = (error: GatewayError | undefined): number => (isGatewaysCut(error) ? error.status : 499);
+
+const isGatewaysCut = (error: GatewayError | undefined): error is GatewayError => error !== undefined && error.status >= 500;
+
+/**
+ * A request still in flight when the shutdown grace ran out was ended by the
+ * gateway, not by its client: 503 with the reason, not 499
+ * (docs/monitoring.md, the access line's `status`).
+ */
+const cutAtShutdown = (): GatewayError => new GatewayError('SERVICE_UNAVAILABLE', { detail: 'cut at the end of the shutdown grace' });

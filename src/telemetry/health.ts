@@ -6,6 +6,8 @@ import type { Store } from '../store/types.js';
 /** What the rest of the gateway may know of a shutdown: readiness answers `draining` from its first moment. */
 export interface ShutdownState {
   readonly draining: boolean;
+  /** The grace is over and the requests still in flight were cut: the gateway ended them, not their clients. */
+  readonly graceOver: boolean;
 }
 
 /** What readiness reads. */

@@ -182,7 +182,7 @@ describe('the cluster admin listener', () => {
     });
 
     it('says draining while a worker shuts down', async () => {
-      const draining: GatewayContext = { ...second.gateway.context, shutdown: { draining: true } };
+      const draining: GatewayContext = { ...second.gateway.context, shutdown: { draining: true, graceOver: false } };
       useWorkers(connectWorker(questions, 101, first.gateway.context), connectWorker(questions, 102, draining));
       const { status, body } = await readiness();
       expect(status).toBe(503);

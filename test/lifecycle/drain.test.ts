@@ -140,6 +140,8 @@ describe('shutdown on SIGTERM', () => {
     await eventually(() => gateway.lines.some((line) => line.msg === 'shutdown grace over: cutting requests still in flight'));
     expect(gateway.lines.find((line) => line.msg === 'shutdown grace over: cutting requests still in flight')).toMatchObject({ level: 40, count: 1 });
     expect(await outcome).toBe('cut');
+    // The cut request is not lost from the log, and its line says the gateway ended it, not its client.
+    expect(gateway.lines.filter((line) => line.msg === 'request' && line.path === '/held/slow')).toMatchObject([{ status: 503, route: '/held/', errorCode: 'SERVICE_UNAVAILABLE', detail: 'cut at the end of the shutdown grace' }]);
     agent.destroy();
   });
 
@@ -158,6 +160,7 @@ describe('shutdown on SIGTERM', () => {
     expect(await gateway.exit).toBe(0);
     expect(await outcome).toBe('cut');
     await eventually(() => gateway.lines.some((line) => line.msg === 'second signal: ending the shutdown grace now'));
+    expect(gateway.lines.filter((line) => line.msg === 'request' && line.path === '/held/forever')).toMatchObject([{ status: 503, errorCode: 'SERVICE_UNAVAILABLE' }]);
     agent.destroy();
   });
 });

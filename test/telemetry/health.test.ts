@@ -24,7 +24,7 @@ const readiness = async (url: string): Promise<{ status: number; body: Readiness
 const sources = (store: StoreHealth, keysLoaded: boolean, draining = false, listLoaded = true) => ({
   store: { health: () => store, revocations: { loaded: listLoaded } } as unknown as Store,
   keyRing: { loaded: keysLoaded } as unknown as KeyRing,
-  shutdown: { draining },
+  shutdown: { draining, graceOver: false },
 });
 const UP: StoreHealth = { ready: true };
 const DOWN: StoreHealth = { ready: false, reason: 'redis commands connection is reconnecting' };
