@@ -6,7 +6,8 @@ import { NewestGrants } from './newest-grants.js';
 
 /** Grants in one answer unless `limit` says otherwise; the ceiling keeps one answer a few megabytes at most. */
 const DEFAULT_LIMIT = 1_000;
-const MAX_LIMIT = 10_000;
+/** Exported for the CLI, which refuses a --limit past it before it calls (exit 2, the command line). */
+export const MAX_LIMIT = 10_000;
 
 /**
  * GET /admin/v1/grants?username=...&client_id=...&limit=...: the active

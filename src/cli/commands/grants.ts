@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { MAX_LIMIT } from '../../admin/operations/list-grants.js';
+import { CommandLineError } from '../command-errors.js';
 import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, adminConnection, callAdmin, runAdminCommand } from '../admin-client.js';
 import { EXIT, type CommandIo } from '../io.js';
 import { formatTable } from '../table.js';
@@ -7,7 +9,7 @@ export const GRANTS_USAGE = `usage: token-gateway grants [--user NAME] [--client
   Lists the active grants (logins), newest first: user, client, login time, last refresh, expiry.
   --user NAME     only this username's
   --client ID     only this client_id's
-  --limit N       at most N (default 1000, at most 10000); the total is always given
+  --limit N       at most N, a whole number from 1 to ${MAX_LIMIT} (default 1000); the total is always given
   --json          the admin API's answer as JSON, for scripts
 ${ADMIN_CONNECTION_USAGE}`;
 
@@ -34,6 +36,7 @@ export function grantsCommand(args: readonly string[], io: CommandIo): Promise<n
       options: { ...ADMIN_CONNECTION_OPTIONS, user: { type: 'string' }, client: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
       strict: true,
     });
+    if (values.limit !== undefined) checkLimit(values.limit);
     const connection = await adminConnection(values);
     const query = {
       ...(values.user === undefined ? {} : { username: values.user }),
@@ -44,6 +47,13 @@ export function grantsCommand(args: readonly string[], io: CommandIo): Promise<n
     io.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : grantsTable(answer));
     return EXIT.ok;
   });
+}
+
+/** A wrong --limit is the command line's mistake (exit 2), not the gateway's refusal of it (which would be exit 1). */
+function checkLimit(text: string): void {
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1 || Number(text) > MAX_LIMIT) {
+    throw new CommandLineError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got "${text}"`);
+  }
 }
 
 function grantsTable({ total, truncated, grants }: GrantsAnswer): string {

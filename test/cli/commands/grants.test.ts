@@ -37,4 +37,14 @@ describe('token-gateway grants (the active grants, from the admin API)', () => {
     expect(cut.stdout).toContain('showing the newest 1 of 2 active grants');
   });
 
+  it('grants: a --limit that is not a whole number from 1 to 10000 is the command line\'s mistake (exit 2), found before any call', async () => {
+    for (const limit of ['abc', '0', '10001', '1.5', '-1']) {
+      // An admin URL nobody listens on: the check must come first, or this would be exit 1 (unreachable).
+      const wrong = await cli('grants', '--admin', 'http://127.0.0.1:9', `--limit=${limit}`);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toContain(`--limit must be a whole number from 1 to 10000, got "${limit}"`);
+      expect(wrong.stderr).toContain('usage: token-gateway grants');
+    }
+  });
+
 });
