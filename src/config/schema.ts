@@ -66,7 +66,7 @@ export const gatewayConfigSchema = z.strictObject({
         .optional()
         .describe(
           'File holding the bearer token the admin API requires (at least 16 characters, surrounding whitespace ignored; ' +
-            're-read on every reload, SIGHUP); needed when host is not loopback. /metrics and the probes never need it.',
+            're-read on every reload, SIGHUP). Without it, when host is not loopback, the gateway still starts but the admin API and /ops answer 403 to every caller. /metrics and the probes never need it.',
         ),
     })
     .prefault({})

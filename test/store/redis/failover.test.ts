@@ -56,6 +56,61 @@ describe('a stalled redis (no connection lost, no answer)', () => {
   });
 });
 
+/** A store on `redis` whose log lines the test reads (docs/monitoring.md names them for the operator). */
+function loggedStore(redis: RedisServer, commandTimeout: number) {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const store = new Store({ config: redisStoreConfig({ mode: 'single', url: redis.url }, { command_timeout: commandTimeout }), environment: uniqueEnvironment(), clock, logger });
+  store.connect();
+  const said = (msg: string) => lines.filter((line) => line.msg === msg);
+  return { store, lines, said };
+}
+
+describe('what an outage writes to the log (the two pairs of lines docs/monitoring.md names)', () => {
+  it('a call that finds no answer: "redis out of reach" with the reason, then "redis answers again" with lostFor', async () => {
+    const redis = await RedisServer.start({ args: ['--enable-debug-command', 'yes'] });
+    const { store, said } = loggedStore(redis, 300);
+    try {
+      await untilReady(store);
+      const stalled = rawCommand(redis.port, 'DEBUG SLEEP 1', 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await expect(store.refreshTokens.find({ grantId: 'g', hash: 'h' })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(said('redis out of reach: writes answer 503 at once until every node answers again')).toMatchObject([
+        { level: 40, reason: expect.stringMatching(/timed out/i) },
+      ]);
+      await stalled;
+      await eventually(() => said('redis answers again').length === 1);
+      expect(said('redis answers again')[0]).toMatchObject({ level: 30, lostFor: expect.stringMatching(/^\d+ ms$/) });
+      // Stalled past twice command_timeout, the connection is dropped and made again: the other pair says so too.
+      expect(said('redis unreachable; retrying with back-off')).toMatchObject([{ role: 'commands', err: { message: expect.stringContaining('Socket timeout') } }]);
+    } finally {
+      await store.close();
+      await redis.dispose();
+    }
+  });
+
+  it('a connection lost: "redis unreachable; retrying with back-off" with its role and reason, then "redis connected" for each connection', async () => {
+    const redis = await RedisServer.start();
+    const { store, said } = loggedStore(redis, 300);
+    try {
+      await untilReady(store);
+      expect(said('redis connected').map((line) => line.role).sort()).toEqual(['commands', 'subscriptions']);
+      await redis.kill();
+      await eventually(() => said('redis unreachable; retrying with back-off').length > 0);
+      expect(said('redis unreachable; retrying with back-off')[0]).toMatchObject({ level: 40, role: expect.stringMatching(/^(commands|subscriptions)$/), err: { message: expect.any(String) } });
+      await redis.launch();
+      await eventually(() => said('redis connected').length === 4, { timeoutMs: 10_000 });
+      expect(said('redis connected').slice(2).map((line) => line.role).sort()).toEqual(['commands', 'subscriptions']);
+      // No store call was made meanwhile: the other pair is for calls that fail while the connection counts as up.
+      expect(said('redis out of reach: writes answer 503 at once until every node answers again')).toEqual([]);
+      await untilReady(store);
+    } finally {
+      await store.close();
+      await redis.dispose();
+    }
+  });
+});
+
 describe('redis back without the revocation list', () => {
   it('is noticed within a second without any reconnection (FLUSHALL), and the list written back', async () => {
     const redis = await RedisServer.start();
