@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AddressRanges, parseCidr } from '../net/address-range.js';
-import { parseDuration, parseSize } from './units.js';
+import { durationText, parseDuration, parseSize } from './units.js';
 
 /** The name of a policy: how policy files define it and gateway.yaml and accounts.yaml attach it. */
 export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -11,7 +11,19 @@ export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 // The `x-format` metadata names the kind of value for the configuration
 // reference that `npm run docs` writes (src/docs/); parsing never reads it.
 
-export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) =>
+/**
+ * The longest wait of a duration that becomes a timer, in whole days. node's
+ * timers cannot wait past 2^31-1 ms (about 24.8 days): a longer one fires
+ * after 1 ms instead, so a route `timeout: 30d` would answer 504 at once, and
+ * a `brute_force.cool_down: 30d` would forget its lock as soon as it was set.
+ */
+export const TIMER_MAX_MS = 24 * 86_400_000;
+
+/** `timer`: the value is waited for with a timer, and is bounded by TIMER_MAX_MS too. */
+export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER, timer = false } = {}) =>
+  durationWithin(fallback, min, timer ? Math.min(max, TIMER_MAX_MS) : max);
+
+const durationWithin = (fallback: string, min: number, max: number) =>
   z
     .string()
     .transform((text, ctx) => {
@@ -21,13 +33,19 @@ export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTE
         return z.NEVER;
       }
       if (ms < min || ms > max) {
-        ctx.addIssue({ code: 'custom', message: `must be between ${min}ms and ${max}ms, got "${text}"` });
+        ctx.addIssue({ code: 'custom', message: `${durationBounds(min, max)}, got "${text}"` });
         return z.NEVER;
       }
       return ms;
     })
     .prefault(fallback)
     .meta({ 'x-format': 'duration', 'x-minimum-ms': min, 'x-maximum-ms': max });
+
+function durationBounds(min: number, max: number): string {
+  if (max === Number.MAX_SAFE_INTEGER) return `must be at least ${durationText(min)}`;
+  const why = max === TIMER_MAX_MS ? ' (the longest a timer can wait)' : '';
+  return `must be between ${durationText(min)} and ${durationText(max)}${why}`;
+}
 
 export const size = (fallback: string) =>
   z

@@ -32,7 +32,7 @@ const route = z.strictObject({
     .regex(/^\/[^?#\s]*$/, 'expected a path prefix starting with "/" (no query, fragment or spaces)')
     .describe('Path prefix matched on segment boundaries; the request path is forwarded unchanged, prefix included.'),
   upstream: httpUrl.describe('Base URL of the backend that receives matching requests.'),
-  timeout: duration(DEFAULTS.route.timeout).describe(
+  timeout: duration(DEFAULTS.route.timeout, { timer: true }).describe(
     'Time to the response headers (queueing and connecting included), then the longest silence allowed mid-response; past it, 504 or a cut connection.',
   ),
   policies: policyNames.describe('Run after the defaults, in this order, before the request is forwarded.'),
@@ -148,14 +148,14 @@ export const gatewayConfigSchema = z.strictObject({
         .max(1000)
         .default(DEFAULTS.limits.json_depth)
         .describe('Deepest JSON nesting accepted on the token endpoints.'),
-      headers_timeout: duration(DEFAULTS.limits.headers_timeout, { min: 100 }).describe(
+      headers_timeout: duration(DEFAULTS.limits.headers_timeout, { min: 100, timer: true }).describe(
         'Time a client has to send the request headers; at most request_timeout.',
       ),
-      request_timeout: duration(DEFAULTS.limits.request_timeout, { min: 100 }).describe('Time a client has to send the whole request.'),
-      keep_alive_timeout: duration(DEFAULTS.limits.keep_alive_timeout, { min: 100 }).describe(
+      request_timeout: duration(DEFAULTS.limits.request_timeout, { min: 100, timer: true }).describe('Time a client has to send the whole request.'),
+      keep_alive_timeout: duration(DEFAULTS.limits.keep_alive_timeout, { min: 100, timer: true }).describe(
         'Idle keep-alive connections are closed after this.',
       ),
-      shutdown_grace: duration(DEFAULTS.limits.shutdown_grace, { min: 0 }).describe(
+      shutdown_grace: duration(DEFAULTS.limits.shutdown_grace, { min: 0, timer: true }).describe(
         "On SIGTERM, in-flight requests get this long before they are cut; keep it below the orchestrator's own limit " +
           "(Kubernetes' terminationGracePeriodSeconds, 30 s by default).",
       ),
@@ -183,8 +183,8 @@ export const gatewayConfigSchema = z.strictObject({
         .min(0)
         .default(DEFAULTS.brute_force.max_failures_per_address)
         .describe('Failed passwords from one client address within the window that lock it; 0 turns this counter off.'),
-      window: duration(DEFAULTS.brute_force.window, { min: 1_000 }).describe('The time failures are counted in.'),
-      cool_down: duration(DEFAULTS.brute_force.cool_down, { min: 1_000 }).describe('How long a locked username or address is refused.'),
+      window: duration(DEFAULTS.brute_force.window, { min: 1_000, timer: true }).describe('The time failures are counted in.'),
+      cool_down: duration(DEFAULTS.brute_force.cool_down, { min: 1_000, timer: true }).describe('How long a locked username or address is refused.'),
     })
     .prefault({})
     .describe('Failed password attempts locking a username or a client address for a cool-down; 0 turns a counter off.'),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { code, table } from './markdown.js';
+import { durationText } from '../config/units.js';
 
 /**
  * A settings table from a zod schema: one row per key, with what it accepts,
@@ -108,7 +109,7 @@ function accepts(node: JsonSchema): string {
 }
 
 const FORMATS: Readonly<Record<string, (node: JsonSchema) => string>> = {
-  duration: (node) => `duration${range(node['x-minimum-ms'], node['x-maximum-ms'], milliseconds, 1)}`,
+  duration: (node) => `duration${range(node['x-minimum-ms'], node['x-maximum-ms'], durationText, 1)}`,
   size: () => 'size, or a number of bytes',
   'http-url': () => 'http:// or https:// URL, no query or fragment',
   'redis-url': () => 'redis:// or rediss:// URL',
@@ -125,13 +126,6 @@ function range(min: number | undefined, max: number | undefined, show: (n: numbe
   if (low !== undefined) return `, at least ${show(low)}`;
   if (high !== undefined) return `, at most ${show(high)}`;
   return '';
-}
-
-/** A bound as the YAML would write it: the largest unit that divides it. */
-function milliseconds(ms: number): string {
-  const units: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
-  for (const [unit, size] of units) if (ms !== 0 && ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
 }
 
 /** `string` to `strings`, `Redis URL` to `Redis URLs`: the first noun of a value phrase. */

@@ -19,10 +19,20 @@ describe('gateway.yaml field types', () => {
     });
     it.each([
       ['soon', 'expected a duration like 500ms, 2s, 30m or 24h, got "soon"'],
-      ['5ms', 'must be between 10ms and 60000ms, got "5ms"'],
-      ['2m', 'must be between 10ms and 60000ms, got "2m"'],
+      ['5ms', 'must be between 10ms and 1m, got "5ms"'],
+      ['2m', 'must be between 10ms and 1m, got "2m"'],
     ])('refuses %j: %s', (text, message) => {
       expect(problem(field.safeParse(text))).toBe(message);
+    });
+    it('without a maximum, says only the minimum', () => {
+      expect(problem(duration('1h', { min: 100 }).safeParse('50ms'))).toBe('must be at least 100ms, got "50ms"');
+    });
+    it('a timer is bounded by the longest wait node keeps (24d): a longer one would fire after 1 ms', () => {
+      const timer = duration('1h', { min: 100, timer: true });
+      expect(timer.parse('24d')).toBe(24 * 86_400_000);
+      expect(problem(timer.safeParse('25d'))).toBe('must be between 100ms and 24d (the longest a timer can wait), got "25d"');
+      // A bound of its own below that stays its own.
+      expect(problem(duration('1s', { max: 60_000, timer: true }).safeParse('2m'))).toBe('must be between 1ms and 1m, got "2m"');
     });
   });
 

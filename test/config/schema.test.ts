@@ -32,7 +32,9 @@ describe('gateway.yaml schema', () => {
   it.each([
     ['a bad duration', 'tokens:\n  access_ttl: 30 minutes\n', 'gateway.yaml:2: tokens.access_ttl: expected a duration'],
     ['a leeway over a minute', 'tokens:\n  clock_leeway: 2m\n', 'gateway.yaml:2: tokens.clock_leeway: must be between'],
-    ['a refresh grace window over a minute', 'tokens:\n  refresh_grace: 61s\n', 'gateway.yaml:2: tokens.refresh_grace: must be between 0ms and 60000ms'],
+    ['a route timeout longer than a timer can wait', 'routes:\n  - path: /a/\n    upstream: http://127.0.0.1:9\n    timeout: 30d\n', 'gateway.yaml:4: routes[0].timeout: must be between 1ms and 24d (the longest a timer can wait), got "30d"'],
+    ['a brute-force cool-down longer than a timer can wait', 'brute_force:\n  cool_down: 90d\n', 'gateway.yaml:2: brute_force.cool_down: must be between 1s and 24d (the longest a timer can wait), got "90d"'],
+    ['a refresh grace window over a minute', 'tokens:\n  refresh_grace: 61s\n', 'gateway.yaml:2: tokens.refresh_grace: must be between 0ms and 1m'],
     ['a port out of range', 'listen:\n  port: 70000\n', 'gateway.yaml:2: listen.port:'],
     ['an unknown algorithm', 'keys:\n  algorithm: HS256\n', 'gateway.yaml:2: keys.algorithm:'],
     ['a non-http upstream', 'routes:\n  - path: /a\n    upstream: ftp://x\n', 'gateway.yaml:3: routes[0].upstream: expected an http:// or https:// URL'],
