@@ -22,9 +22,10 @@ describe('the admin client against a running gateway', () => {
   });
 
   it("shows the admin API's 4xx message as sent, with exit code 1", async () => {
-    const outcome = await cli('grants', '--config', gw.config, '--limit', '0');
+    // A blank name passes the command line and is refused by the gateway.
+    const outcome = await cli('grants', '--config', gw.config, '--user', ' ');
     expect(outcome).toMatchObject({ code: 1, stdout: '' });
-    expect(outcome.stderr).toBe('token-gateway grants: "limit" must be a whole number from 1 to 10000\n');
+    expect(outcome.stderr).toBe('token-gateway grants: "username" must be a non-empty string\n');
   });
 });
 
