@@ -68,6 +68,11 @@ describe('the architecture (docs/architecture.md)', () => {
     expect(upward).toEqual([]);
   });
 
+  it("takes zod from config/zod.ts only, so that every schema speaks the operator's messages", () => {
+    const bare = files.filter((file) => !file.endsWith(join('config', 'zod.ts')) && /from\s+['"]zod(\/[^'"]*)?['"]/.test(readFileSync(file, 'utf8')));
+    expect(bare.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
   it('has no import cycle between modules', () => {
     expect(cyclesOf(graph).map((cycle) => cycle.map((file) => relative(SRC, file)).join(' -> '))).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../config/zod.js';
 import { policyNames } from '../config/schema.js';
 import { PHC_ARGON2 } from './secret-hash.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { valueText, z } from './zod.js';
 import { AddressRanges, parseCidr } from '../net/address-range.js';
 import { durationText, parseDuration, parseSize } from './units.js';
 
@@ -23,13 +23,15 @@ export const TIMER_MAX_MS = 24 * 86_400_000;
 export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER, timer = false } = {}) =>
   durationWithin(fallback, min, timer ? Math.min(max, TIMER_MAX_MS) : max);
 
+const DURATION_EXPECTED = 'expected a duration like 500ms, 2s, 30m or 24h';
+
 const durationWithin = (fallback: string, min: number, max: number) =>
   z
-    .string()
+    .string({ error: (issue) => `${DURATION_EXPECTED}, got ${valueText(issue.input)}` })
     .transform((text, ctx) => {
       const ms = parseDuration(text);
       if (ms === undefined) {
-        ctx.addIssue({ code: 'custom', message: `expected a duration like 500ms, 2s, 30m or 24h, got "${text}"` });
+        ctx.addIssue({ code: 'custom', message: `${DURATION_EXPECTED}, got "${text}"` });
         return z.NEVER;
       }
       if (ms < min || ms > max) {
@@ -79,10 +81,12 @@ export const filePath = z.string().min(1).meta({ 'x-format': 'file' });
 
 
 /** An IPv4 or IPv6 range (`10.0.0.0/8`, `2001:db8::/32`) or a lone address, parsed at load. */
-export const cidr = z.string().transform((text, ctx) => {
+const CIDR_EXPECTED = 'expected an IPv4 or IPv6 address or CIDR range like 10.0.0.0/8 or 2001:db8::/32';
+
+export const cidr = z.string({ error: (issue) => `${CIDR_EXPECTED}, got ${valueText(issue.input)}` }).transform((text, ctx) => {
   const range = parseCidr(text);
   if (!range) {
-    ctx.addIssue({ code: 'custom', message: `expected an IPv4 or IPv6 address or CIDR range like 10.0.0.0/8 or 2001:db8::/32, got "${text}"` });
+    ctx.addIssue({ code: 'custom', message: `${CIDR_EXPECTED}, got "${text}"` });
     return z.NEVER;
   }
   return range;

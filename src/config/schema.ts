@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 import { DEFAULTS, MAX_CLOCK_LEEWAY_MS, MAX_REFRESH_GRACE_MS, REFRESH_GRACE_RETRIES } from './defaults.js';
 import { cidrList, duration, filePath, httpUrl, POLICY_NAME, size } from './fields.js';
 import { POLICY_ENDPOINTS, RESERVED_PREFIXES, type PolicyEndpoint } from './paths.js';

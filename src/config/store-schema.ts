@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 import { DEFAULTS } from './defaults.js';
 import { duration } from './fields.js';
 

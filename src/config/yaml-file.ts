@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import type { z } from 'zod';
+import type { z } from './zod.js';
 import { ConfigError, keyPath, type ConfigIssue } from './errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../config/zod.js';
 import { code, table } from './markdown.js';
 import { durationText } from '../config/units.js';
 

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { z } from '../config/zod.js';
 import { ConfigError, keyPath, type ConfigIssue } from '../config/errors.js';
 import { lineOfKey, loadYamlFile } from '../config/yaml-file.js';
 import { POLICY_KINDS } from './kinds.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { z } from 'zod';
+import { z } from '../config/zod.js';
 import type { Clock } from '../clock.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { ErrorCode } from '../errors/catalogue.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { cidrList } from '../../config/fields.js';
 import { policyFields } from '../policy.js';
 

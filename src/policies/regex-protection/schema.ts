@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { POLICY_NAME } from '../../config/fields.js';
 import { policyFields } from '../policy.js';
 import { builtinPattern, type NamedPattern, PatternSet, patternSyntaxError } from './pattern-set.js';

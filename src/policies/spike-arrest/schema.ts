@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { valueText, z } from '../../config/zod.js';
 import { policyFields } from '../policy.js';
 
 const UNITS = { ps: 1_000, pm: 60_000 } as const;
@@ -14,10 +14,12 @@ export interface Rate {
 }
 
 /** `30ps` (per second) or `600pm` (per minute), as the reference gateway writes rates. */
-const rate = z.string().transform((text, ctx): Rate => {
+const RATE_EXPECTED = `expected a rate like 30ps or 600pm (1 to ${MAX_RATE} per second or per minute)`;
+
+const rate = z.string({ error: (issue) => `${RATE_EXPECTED}, got ${valueText(issue.input)}` }).transform((text, ctx): Rate => {
   const match = /^([1-9]\d{0,5})(ps|pm)$/.exec(text.trim());
   if (!match || Number(match[1]) > MAX_RATE) {
-    ctx.addIssue({ code: 'custom', message: `expected a rate like 30ps or 600pm (1 to ${MAX_RATE} per second or per minute), got "${text}"` });
+    ctx.addIssue({ code: 'custom', message: `${RATE_EXPECTED}, got "${text}"` });
     return z.NEVER;
   }
   const unit = match[2] as keyof typeof UNITS;

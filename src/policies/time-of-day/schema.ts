@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { policyFields } from '../policy.js';
 import { parseDayEntry } from './days.js';
 import { buildSchedule } from './schedule.js';
