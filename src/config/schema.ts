@@ -212,11 +212,17 @@ export const gatewayConfigSchema = z.strictObject({
     .prefault({})
     .describe('The JSON log on standard output.'),
 }).superRefine((config, ctx) => {
-  const seen = new Set<string>();
+  // By prefix without its trailing slash, as routes match (proxy/routes.ts): `/a` and `/a/` serve the same paths,
+  // and the second would silently never be used.
+  const seen = new Map<string, string>();
   config.routes.forEach((route, index) => {
     const path = ['routes', index, 'path'];
-    if (seen.has(route.path)) ctx.addIssue({ code: 'custom', path, message: `"${route.path}" is already routed by an earlier entry` });
-    seen.add(route.path);
+    const prefix = route.path.replace(/\/+$/, '');
+    const earlier = seen.get(prefix);
+    if (earlier !== undefined) {
+      const same = earlier === route.path ? '' : ` ("${earlier}": the same prefix with or without its trailing slash)`;
+      ctx.addIssue({ code: 'custom', path, message: `"${route.path}" is already routed by an earlier entry${same}` });
+    } else seen.set(prefix, route.path);
     if (overlapsTokenService(route.path)) {
       ctx.addIssue({ code: 'custom', path, message: `"${route.path}" overlaps the gateway's own paths (${RESERVED_PREFIXES.join(', ')})` });
     }

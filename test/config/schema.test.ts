@@ -40,6 +40,7 @@ describe('gateway.yaml schema', () => {
     ['a non-http upstream', 'routes:\n  - path: /a\n    upstream: ftp://x\n', 'gateway.yaml:3: routes[0].upstream: expected an http:// or https:// URL'],
     ['a path without a slash', 'routes:\n  - path: a\n    upstream: http://x\n', 'gateway.yaml:2: routes[0].path: expected a path prefix'],
     ['a duplicate route', 'routes:\n  - { path: /a, upstream: "http://x" }\n  - { path: /a, upstream: "http://y" }\n', 'gateway.yaml:3: routes[1].path: "/a" is already routed'],
+    ['the same route with a trailing slash', 'routes:\n  - { path: /a, upstream: "http://x" }\n  - { path: /a/, upstream: "http://y" }\n', 'gateway.yaml:3: routes[1].path: "/a/" is already routed by an earlier entry ("/a": the same prefix with or without its trailing slash)'],
     ['a route under the token service', 'routes:\n  - { path: /oauth2/v1/x, upstream: "http://x" }\n', 'routes[0].path: "/oauth2/v1/x" overlaps the gateway'],
     ['a route above the token service', 'routes:\n  - { path: /oauth2, upstream: "http://x" }\n', 'routes[0].path: "/oauth2" overlaps the gateway'],
     ['a catch-all route', 'routes:\n  - { path: /, upstream: "http://x" }\n', 'routes[0].path: "/" overlaps the gateway'],
