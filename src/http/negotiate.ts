@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 export type MediaFormat = 'json' | 'xml';
 
@@ -54,6 +54,16 @@ const STRUCTURED_JSON = /^application\/[a-z0-9!#$&^_.+-]+\+json$/;
 export function declaresNonUtf8Charset(value: string | undefined): boolean {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(value ?? '')?.[1]?.toLowerCase();
   return charset !== undefined && charset !== 'utf-8' && charset !== 'utf8';
+}
+
+/**
+ * The body's declared content coding (RFC 9110 8.4), lower-cased, when it is
+ * one other than `identity`: bytes that read as something else once inflated.
+ * Nothing in the gateway inflates a body, so whatever reads one refuses it.
+ */
+export function contentCodingOf(headers: IncomingHttpHeaders): string | undefined {
+  const coding = headers['content-encoding']?.trim().toLowerCase();
+  return coding && coding !== 'identity' ? coding : undefined;
 }
 
 /**

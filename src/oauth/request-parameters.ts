@@ -3,7 +3,7 @@ import type { GatewayContext } from '../context.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Exchange } from '../http/exchange.js';
 import { isReadableForm, singleValuedParameters } from '../http/form-body.js';
-import { isJsonContentType } from '../http/negotiate.js';
+import { contentCodingOf, isJsonContentType } from '../http/negotiate.js';
 import { headerOf } from './client-credentials.js';
 import { formPermitted, formsAccepted } from './form-encoding.js';
 import { readOAuthForm, readOAuthJsonBody } from './request-body.js';
@@ -58,6 +58,22 @@ const present = (value: string | undefined): string | undefined => {
 };
 
 /**
+ * A body about to be read as a form or JSON must be the bytes themselves:
+ * the token service inflates nothing, and compressed bytes read as a form or
+ * JSON would fail later as a missing credential or malformed JSON, the wrong
+ * blame. RFC 9110 15.5.16: an unsupported content coding is 415, and RFC 7694
+ * lets the answer say which codings are accepted.
+ */
+export function assertIdentityCoded(req: IncomingMessage): void {
+  const coding = contentCodingOf(req.headers);
+  if (coding === undefined) return;
+  throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', {
+    detail: `Content-Encoding ${coding.slice(0, 40)}: the token service reads only unencoded bodies`,
+    headers: { 'Accept-Encoding': 'identity' },
+  });
+}
+
+/**
  * A form an opt-in endpoint (token, revocation) may serve, read and checked
  * (oauth/form-encoding.ts): undefined when the body is not a form, or when
  * the apps the request names may not use forms, which the endpoint then
@@ -67,6 +83,7 @@ export async function permittedForm(ctx: GatewayContext, exchange: Exchange): Pr
   if (!isReadableForm(exchange.req.headers['content-type'])) return undefined;
   // Unread when no app may use forms: the spec's answer, from the headers alone, exactly as before the switch existed.
   if (!formsAccepted(ctx)) return undefined;
+  assertIdentityCoded(exchange.req);
   const form = await readOAuthForm(exchange);
   return formPermitted(ctx, exchange.req, form) ? form : undefined;
 }
@@ -81,7 +98,10 @@ export async function optionalBodyParameters(ctx: GatewayContext, exchange: Exch
   const { req } = exchange;
   const form = await permittedForm(ctx, exchange);
   if (form) return formParameters(req, form);
-  if (isJsonContentType(req.headers['content-type'])) return specParameters(req, 'json', await readOAuthJsonBody(ctx, exchange));
+  if (isJsonContentType(req.headers['content-type'])) {
+    assertIdentityCoded(req);
+    return specParameters(req, 'json', await readOAuthJsonBody(ctx, exchange));
+  }
   await exchange.body.read();
   return specParameters(req, 'none', undefined);
 }
@@ -96,6 +116,7 @@ export async function optionalBodyParameters(ctx: GatewayContext, exchange: Exch
 export async function formOrSpecParameters(ctx: GatewayContext, exchange: Exchange): Promise<OAuthParameters> {
   const { req } = exchange;
   const contentType = req.headers['content-type'];
+  if (isReadableForm(contentType) || isJsonContentType(contentType)) assertIdentityCoded(req);
   if (isReadableForm(contentType)) return formParameters(req, await readOAuthForm(exchange));
   if (isJsonContentType(contentType)) return specParameters(req, 'json', await readOAuthJsonBody(ctx, exchange));
   if (contentType !== undefined) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', { detail: 'not a form, JSON or no body' });

@@ -9,7 +9,7 @@ import type { Grant } from '../grants/grant.js';
 import { passwordGrant } from '../grants/password.js';
 import { refreshTokenGrant } from '../grants/refresh-token.js';
 import { readOAuthJsonBody } from '../request-body.js';
-import { formParameters, permittedForm, specParameters, type OAuthParameters } from '../request-parameters.js';
+import { assertIdentityCoded, formParameters, permittedForm, specParameters, type OAuthParameters } from '../request-parameters.js';
 import { assertNoScopeRequested } from '../scope.js';
 import { sendTokenResponse } from '../token-pair.js';
 import type { Endpoint } from './endpoint.js';
@@ -55,6 +55,7 @@ async function readTokenRequest(ctx: GatewayContext, exchange: Exchange): Promis
   // SPEC 4.3 and 4.4 both require application/json (SPEC 7: else 415); so
   // does every form the operator has not allowed for the app that sent it.
   if (!isJsonContentType(req.headers['content-type'])) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE');
+  assertIdentityCoded(req);
   const grant = selectGrant(headerOf(req, 'grant_type'));
   return { request: specParameters(req, 'json', await readOAuthJsonBody(ctx, exchange)), grant };
 }

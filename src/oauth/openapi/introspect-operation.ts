@@ -9,7 +9,7 @@ import { headerRef, parameterRef, schemaRef } from './types.js';
 
 /** Every error POST /oauth2/v1/introspect can answer, in the order the checks run. */
 export const INTROSPECT_ERRORS: readonly ErrorCase[] = [
-  { code: 'UNSUPPORTED_MEDIA_TYPE', when: 'A body declared as something other than a form (`application/x-www-form-urlencoded`, in UTF-8) or JSON.' },
+  { code: 'UNSUPPORTED_MEDIA_TYPE', when: 'A body declared as something other than a form (`application/x-www-form-urlencoded`, in UTF-8) or JSON, or a form or JSON body with a `Content-Encoding` other than `identity` (answered with `Accept-Encoding: identity`).' },
   {
     code: 'MALFORMED_REQUEST',
     when: 'A parameter header (`client_id`, `client_secret`, `token`) or a form parameter was sent more than once, or `token` differs between the header and the form.',

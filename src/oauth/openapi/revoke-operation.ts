@@ -13,6 +13,10 @@ import { headerRef, parameterRef, schemaRef } from './types.js';
 /** Every error POST /oauth2/v1/revokeToken can answer. */
 export const REVOKE_ERRORS: readonly ErrorCase[] = [
   {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    when: 'A JSON body (or, where forms are allowed, a form) with a `Content-Encoding` other than `identity`, answered with `Accept-Encoding: identity`; any other body is drained unread, coded or not.',
+  },
+  {
     code: 'MALFORMED_REQUEST',
     when: 'A parameter header (`client_id`, `client_secret`, `token`) was sent more than once; or, in a form from an app allowed forms, a parameter was sent more than once or `token` differs from the `token` header.',
   },

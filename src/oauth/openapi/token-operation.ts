@@ -14,7 +14,7 @@ import { headerRef, parameterRef, schemaRef } from './types.js';
 export const TOKEN_ERRORS: readonly ErrorCase[] = [
   {
     code: 'UNSUPPORTED_MEDIA_TYPE',
-    when: 'Content-Type is missing or not `application/json` (parameters such as `; charset=utf-8` are fine), for both grants; a form (`application/x-www-form-urlencoded`) is accepted only from an app allowed forms (`oauth.form_encoded`, `apps[].form_encoded`), and only in UTF-8.',
+    when: 'Content-Type is missing or not `application/json` (parameters such as `; charset=utf-8` are fine), for both grants; a form (`application/x-www-form-urlencoded`) is accepted only from an app allowed forms (`oauth.form_encoded`, `apps[].form_encoded`), and only in UTF-8. A body with a `Content-Encoding` other than `identity` is refused too (answered with `Accept-Encoding: identity`): nothing is inflated.',
   },
   { code: 'UNSUPPORTED_GRANT_TYPE', when: 'The `grant_type` header (or form parameter) is neither `password` nor `refresh_token`.' },
   {

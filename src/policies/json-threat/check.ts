@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
+import { contentCodingOf, declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
 import { StreamRejection, type PolicyKind, type Rejection } from '../policy.js';
 import type { JsonLimits, JsonMeasurements } from './limits.js';
 import { JsonThreatScanner } from './scanner.js';
@@ -19,10 +19,9 @@ const refuse = (detail: string): Rejection => ({ code: 'JSON_THREAT', detail });
 
 /** What can be refused from the headers alone, before a byte of the body is read. */
 function refusalBeforeReading(req: IncomingMessage, limits: JsonLimits): Rejection | undefined {
-  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
   // A compressed body cannot be measured without inflating it here; letting it
   // through unmeasured would make `Content-Encoding: gzip` a bypass, so it fails closed.
-  if (encoding && encoding !== 'identity') return refuse('a content-encoded JSON body cannot be inspected');
+  if (contentCodingOf(req.headers) !== undefined) return refuse('a content-encoded JSON body cannot be inspected');
   if (declaresNonUtf8Charset(req.headers['content-type'])) return refuse('a JSON body in a charset other than UTF-8');
   const announced = Number(req.headers['content-length'] ?? 0);
   if (announced > limits.maxBodySize) return refuse(`content-length ${announced} > ${limits.maxBodySize} bytes`);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { formAsObject, isFormContentType, parseForm } from '../../http/form-body.js';
-import { declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
+import { contentCodingOf, declaresNonUtf8Charset, isJsonMediaType } from '../../http/negotiate.js';
 import type { PolicyRequest } from '../policy.js';
 import { describeFinding, scanJson, type BodyScan } from './json-scan.js';
 import type { PatternSet } from './pattern-set.js';
@@ -34,11 +34,10 @@ export const bodyToScan = (req: IncomingMessage, selectors: readonly Selector[])
  */
 export async function scanBody(request: PolicyRequest, scan: BodyScan, patterns: PatternSet): Promise<string | undefined> {
   const kind = kindOf(request.req) ?? 'JSON';
-  const encoding = request.req.headers['content-encoding']?.trim().toLowerCase();
   // Compressed bytes cannot be tested without inflating them here, and the
   // upstream will inflate them: letting them through untested would make
   // `Content-Encoding: gzip` a bypass, so such a body fails closed.
-  if (encoding && encoding !== 'identity') return `a content-encoded ${kind} body cannot be tested`;
+  if (contentCodingOf(request.req.headers) !== undefined) return `a content-encoded ${kind} body cannot be tested`;
   if (declaresNonUtf8Charset(request.req.headers['content-type'])) return `a ${kind} body in a charset other than UTF-8 cannot be tested`;
   // Upstream parsers skip a leading byte-order mark; JSON.parse does not, and would send the body to the raw-text path.
   const text = (await request.body.text()).replace(/^\uFEFF/, '');

@@ -55,6 +55,8 @@ describe('POST /oauth2/v1/introspect (RFC 7662)', () => {
     ['a suspended app', { token: 'a', ...SUSPENDED_APP }, {}, 401, 'CLIENT_ACCOUNT_INVALID_STATE'],
     ['a body that is neither a form nor JSON', 'token=a', { ...basicApp, 'content-type': 'text/plain' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a form in another charset', { token: 'a' }, { ...basicApp, 'content-type': `${FORM_TYPE}; charset=iso-8859-1` }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a form with Content-Encoding: gzip', { token: 'a' }, { ...basicApp, 'content-encoding': 'gzip' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a JSON body with Content-Encoding: gzip', '{}', { ...basicApp, token: 'a', 'content-type': 'application/json', 'content-encoding': 'gzip' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ])('refuses %s: %i %s, with RFC 6749 fields', async (_case, fields, headers, status, errorCode) => {
     const result = await errorOf(await postForm(tg.url, INTROSPECT, fields, headers));
     expect({ status: result.status, errorCode: result.errorCode }).toEqual({ status, errorCode });

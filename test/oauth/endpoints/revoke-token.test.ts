@@ -32,6 +32,19 @@ describe('POST /oauth2/v1/revokeToken (SPEC 4.5, RFC 7009)', () => {
     expect(await errorOf(await refreshGrant(tg.url, tokens.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
   });
 
+  it('refuses a JSON body it would read with a Content-Encoding (415), and ignores one on a body it does not read', async () => {
+    const tokens = await issueTokens(tg.url);
+    const coded = (contentType: string) =>
+      fetch(`${tg.url}/oauth2/v1/revokeToken`, { method: 'POST', headers: { ...APP, token: tokens.access_token, 'content-type': contentType, 'content-encoding': 'gzip' }, body: '{}' });
+    const refused = await coded('application/json');
+    expect(await errorOf(refused)).toMatchObject({ status: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE' });
+    expect(refused.headers.get('accept-encoding')).toBe('identity');
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(200);
+    // A body the endpoint never reads (SPEC 4.5: the parameters are headers) is drained, coded or not.
+    expect((await coded('text/plain')).status).toBe(200);
+    expect((await callProtected(tg.url, tokens.access_token)).status).toBe(401);
+  });
+
   it('answers 200 for an unknown, malformed or already revoked token (RFC 7009 2.2)', async () => {
     const tokens = await issueTokens(tg.url);
     await revoke(tg.url, tokens.access_token);

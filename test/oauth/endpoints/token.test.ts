@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway, errorOf, expectOAuthError, passwordGrant, type TestGateway, callProtected, type TokenResponse } from '../../helpers/gateway.js';
 import { decodeJwt } from 'jose';
+import { gzipSync } from 'node:zlib';
 import { APP, OTHER_APP, SUSPENDED_APP, SUSPENDED_USER, USER } from '../../helpers/accounts.js';
 import { FORM_TYPE, basicAuth, formText, postForm, type FormFields } from '../../helpers/forms.js';
 
@@ -57,6 +58,23 @@ describe('POST /oauth2/v1/token (SPEC 4.3, 4.4)', () => {
     const { status, errorCode, body } = await errorOf(response);
     expect({ status, errorCode }).toEqual({ status: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE' });
     expect(body.errors[0]!.message).toBe('Content-Type header is unsupported');
+  });
+
+  it.each<[string, string, (text: string) => Uint8Array | string]>([
+    ['gzip, really compressed', 'gzip', (text) => gzipSync(text)],
+    ['gzip, but sent plain', 'gzip', (text) => text],
+    ['an unknown coding', 'x-custom', (text) => text],
+  ])('answers a JSON body with Content-Encoding %s with 415 and Accept-Encoding: identity (nothing is inflated)', async (_case, coding, encode) => {
+    const body = encode(JSON.stringify({ username: USER.username, password: USER.password, ...APP }));
+    const response = await fetch(`${tg.url}/oauth2/v1/token`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': coding }, body });
+    const { status, errorCode, body: envelope } = await errorOf(response);
+    expect({ status, errorCode, message: envelope.errors[0]!.message }).toEqual({ status: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE', message: 'Content-Type header is unsupported' });
+    expect(response.headers.get('accept-encoding')).toBe('identity');
+    expect(tg.logs.find((line) => line.requestId === envelope.requestId)?.detail).toBe(`Content-Encoding ${coding}: the token service reads only unencoded bodies`);
+  });
+
+  it('serves a JSON body labelled Content-Encoding: identity', async () => {
+    expect((await passwordGrant(tg.url, {}, { 'content-encoding': 'identity' })).status).toBe(200);
   });
 
   it.each([
@@ -176,6 +194,7 @@ describe('POST /oauth2/v1/token with forms switched on (oauth.form_encoded: true
     ['a form in another charset', passwordForm(postCredentials), { 'content-type': `${FORM_TYPE}; charset=iso-8859-1` }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['a form over limits.oauth_body_size', passwordForm({ ...postCredentials, padding: 'x'.repeat(2_000) }), {}, 413, 'PAYLOAD_TOO_LARGE'],
     ['multipart/form-data', 'x', { 'content-type': 'multipart/form-data; boundary=x' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a form with Content-Encoding: gzip', passwordForm(postCredentials), { 'content-encoding': 'gzip' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
   ])('refuses %s: %i %s', async (_case, fields, headers, status, errorCode) => {
     expect(await refused(await postForm(tg.url, TOKEN, fields, headers))).toEqual({ status, errorCode });
   });

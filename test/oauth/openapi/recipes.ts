@@ -234,6 +234,7 @@ const REVOKE_RECIPES: Recipe[] = [
     run: sendTo(async (gateway) => form(revokeEndpoint.path, { token: (await issueTokens(gateway.url)).refresh_token, token_type_hint: 'refresh_token' }, basicApp())),
   },
   { operation: REVOKE, status: 400, errorCode: 'MALFORMED_REQUEST', profile: 'plain', what: 'a form naming two tokens', run: sendTo(form(revokeEndpoint.path, { token: ['a', 'b'] }, basicApp())) },
+  { operation: REVOKE, status: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE', profile: 'plain', what: 'a gzip-coded JSON body', run: sendTo(revocation({ ...APP, ...JSON_TYPE, 'content-encoding': 'gzip', token: 'a' }, '{}')) },
   { operation: REVOKE, status: 400, errorCode: 'MALFORMED_REQUEST', profile: 'plain', what: 'the token header sent twice', run: sendTo(revocation({ ...APP, token: ['a-token', 'another-token'] })) },
   { operation: REVOKE, status: 400, errorCode: 'MALFORMED_JSON_BODY', profile: 'plain', what: 'a JSON body that does not parse', run: sendTo(revocation({ ...APP, ...JSON_TYPE, token: 'a-token' }, '{')) },
   { operation: REVOKE, status: 401, errorCode: 'JSON_THREAT', profile: 'plain', what: 'a JSON body nested deeper than limits.json_depth', run: sendTo(revocation({ ...APP, ...JSON_TYPE, token: 'a-token' }, nested(40))) },
