@@ -1,4 +1,4 @@
-import { valueText, z } from './zod.js';
+import { expecting, valueText, z } from './zod.js';
 import { AddressRanges, parseCidr } from '../net/address-range.js';
 import { durationText, parseDuration, parseSize } from './units.js';
 
@@ -25,13 +25,21 @@ export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTE
 
 const DURATION_EXPECTED = 'expected a duration like 500ms, 2s, 30m or 24h';
 
+/** Number.MAX_SAFE_INTEGER milliseconds, in whole years: the longest duration counted exactly. */
+const DURATION_LIMIT_YEARS = Math.floor(Number.MAX_SAFE_INTEGER / (365 * 86_400_000)).toLocaleString('en-US');
+
 const durationWithin = (fallback: string, min: number, max: number) =>
   z
-    .string({ error: (issue) => `${DURATION_EXPECTED}, got ${valueText(issue.input)}` })
+    .string({ error: expecting(DURATION_EXPECTED) })
     .transform((text, ctx) => {
       const ms = parseDuration(text);
       if (ms === undefined) {
         ctx.addIssue({ code: 'custom', message: `${DURATION_EXPECTED}, got "${text}"` });
+        return z.NEVER;
+      }
+      // `9999999999999999999999d` parses to a number past any exact millisecond count: not a bound the operator chose to cross.
+      if (!Number.isSafeInteger(ms)) {
+        ctx.addIssue({ code: 'custom', message: `too large to be a duration (more than ${DURATION_LIMIT_YEARS} years), got ${valueText(text)}` });
         return z.NEVER;
       }
       if (ms < min || ms > max) {
@@ -83,7 +91,7 @@ export const filePath = z.string().min(1).meta({ 'x-format': 'file' });
 /** An IPv4 or IPv6 range (`10.0.0.0/8`, `2001:db8::/32`) or a lone address, parsed at load. */
 const CIDR_EXPECTED = 'expected an IPv4 or IPv6 address or CIDR range like 10.0.0.0/8 or 2001:db8::/32';
 
-export const cidr = z.string({ error: (issue) => `${CIDR_EXPECTED}, got ${valueText(issue.input)}` }).transform((text, ctx) => {
+export const cidr = z.string({ error: expecting(CIDR_EXPECTED) }).transform((text, ctx) => {
   const range = parseCidr(text);
   if (!range) {
     ctx.addIssue({ code: 'custom', message: `${CIDR_EXPECTED}, got "${text}"` });

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { gatewayConfigSchema, type GatewayConfig } from './schema.js';
-import { loadYamlFile } from './yaml-file.js';
+import { loadYamlFile, type FileReference } from './yaml-file.js';
 
 export interface ConfigOverrides {
   /** `serve --port N` wins over `listen.port`. */
@@ -24,6 +24,13 @@ export async function loadGatewayConfig(file: string, overrides: ConfigOverrides
     tls: parsed.tls && { ...parsed.tls, cert_file: resolve(base, parsed.tls.cert_file), key_file: resolve(base, parsed.tls.key_file) },
   });
 }
+
+/**
+ * The key of gateway.yaml that names a file, for `loadYamlFile` and
+ * `readFailure`: `loadYamlFile(config.accounts, accountsSchema, namedIn(config, 'accounts'))`
+ * reports an unreadable accounts file at gateway.yaml's `accounts:` line.
+ */
+export const namedIn = (config: Pick<GatewayConfig, 'source'>, ...key: PropertyKey[]): FileReference => ({ file: config.source, key });
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {

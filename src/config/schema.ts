@@ -10,18 +10,25 @@ export const policyNames = z
   .default([])
   .meta({ 'x-format': 'policy-names' });
 
+const POLICIES_HINT = 'expected the policies folder, or a mapping with folder, defaults and endpoints';
+
+// The folder shorthand becomes the object form before validation (as store: does), so a wrong
+// value inside the object is reported at its own key: a union would say only that neither form fits.
 const policies = z
-  .union([
-    z.string().min(1).transform((folder) => ({ folder, defaults: [] as string[], endpoints: {} as Partial<Record<PolicyEndpoint, string[]>> })),
-    z.strictObject({
-      folder: filePath.default(DEFAULTS.policies).describe('The folder of policy files (*.yaml, *.yml), watched for changes.'),
-      defaults: policyNames.describe('Run first on every route and on every token service endpoint (the keys of `policies.endpoints`).'),
-      endpoints: z
-        .strictObject(Object.fromEntries(POLICY_ENDPOINTS.map((path) => [path, policyNames.optional()])) as Record<PolicyEndpoint, z.ZodOptional<typeof policyNames>>)
-        .default({})
-        .describe('Policies of the token service endpoints, run after the defaults on that endpoint.'),
-    }),
-  ])
+  .preprocess(
+    (value) => (typeof value === 'string' ? { folder: value } : value),
+    z.strictObject(
+      {
+        folder: filePath.default(DEFAULTS.policies).describe('The folder of policy files (*.yaml, *.yml), watched for changes.'),
+        defaults: policyNames.describe('Run first on every route and on every token service endpoint (the keys of `policies.endpoints`).'),
+        endpoints: z
+          .strictObject(Object.fromEntries(POLICY_ENDPOINTS.map((path) => [path, policyNames.optional()])) as Record<PolicyEndpoint, z.ZodOptional<typeof policyNames>>)
+          .default({})
+          .describe('Policies of the token service endpoints, run after the defaults on that endpoint.'),
+      },
+      { error: (issue) => (issue.code === 'invalid_type' ? POLICIES_HINT : undefined) },
+    ),
+  )
   .prefault(DEFAULTS.policies)
   .meta({ 'x-accepts': 'the folder, or an object' })
   .describe('The policies folder, or the object form below with the policies attached to every route and endpoint.');
@@ -212,11 +219,15 @@ export const gatewayConfigSchema = z.strictObject({
     .prefault({})
     .describe('The JSON log on standard output.'),
 }).superRefine((config, ctx) => {
+  // A value that already failed its own check says nothing about the others: `workers: 0` is "at least 1",
+  // not also "more than one worker".
+  const failed = (...path: PropertyKey[]) => ctx.issues.some((issue) => path.every((segment, at) => issue.path?.[at] === segment));
   // By prefix without its trailing slash, as routes match (proxy/routes.ts): `/a` and `/a/` serve the same paths,
   // and the second would silently never be used.
   const seen = new Map<string, string>();
   config.routes.forEach((route, index) => {
     const path = ['routes', index, 'path'];
+    if (failed(...path)) return;
     const prefix = route.path.replace(/\/+$/, '');
     const earlier = seen.get(prefix);
     if (earlier !== undefined) {
@@ -227,14 +238,14 @@ export const gatewayConfigSchema = z.strictObject({
       ctx.addIssue({ code: 'custom', path, message: `"${route.path}" overlaps the gateway's own paths (${RESERVED_PREFIXES.join(', ')})` });
     }
   });
-  if (config.store.kind === 'redis' && config.environment === undefined) {
+  if (config.store.kind === 'redis' && config.environment === undefined && !failed('environment')) {
     ctx.addIssue({
       code: 'custom',
       path: ['environment'],
       message: `is required with a Redis store (${describeStore(config.store)}), so that environments sharing it never see each other's tokens`,
     });
   }
-  if (config.store.kind === 'memory' && config.workers !== 1) {
+  if (config.store.kind === 'memory' && config.workers !== 1 && !failed('store') && !failed('workers')) {
     ctx.addIssue({
       code: 'custom',
       path: ['workers'],
@@ -242,10 +253,10 @@ export const gatewayConfigSchema = z.strictObject({
         'more than one worker needs a shared store (store: redis): with the in-memory store each worker would keep its own refresh tokens, revocations and keys, so a token issued by one would be refused by the next',
     });
   }
-  if (config.limits.headers_timeout > config.limits.request_timeout) {
+  if (config.limits.headers_timeout > config.limits.request_timeout && !failed('limits', 'headers_timeout') && !failed('limits', 'request_timeout')) {
     ctx.addIssue({ code: 'custom', path: ['limits', 'headers_timeout'], message: 'must not be longer than limits.request_timeout' });
   }
-  if (config.tokens.refresh_ttl < config.tokens.access_ttl) {
+  if (config.tokens.refresh_ttl < config.tokens.access_ttl && !failed('tokens', 'refresh_ttl') && !failed('tokens', 'access_ttl')) {
     ctx.addIssue({ code: 'custom', path: ['tokens', 'refresh_ttl'], message: 'must not be shorter than tokens.access_ttl' });
   }
 });

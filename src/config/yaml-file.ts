@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import type { z } from './zod.js';
 import { ConfigError, keyPath, type ConfigIssue } from './errors.js';
 
@@ -8,14 +8,31 @@ import { ConfigError, keyPath, type ConfigIssue } from './errors.js';
  * into a ConfigIssue that names the file, the line and the key. Shared by
  * gateway.yaml, accounts.yaml and (later) policy files.
  */
-export async function loadYamlFile<S extends z.ZodType>(file: string, schema: S): Promise<z.output<S>> {
+export async function loadYamlFile<S extends z.ZodType>(file: string, schema: S, namedBy?: FileReference): Promise<z.output<S>> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([{ file, key: '', message: `cannot read file (${(error as NodeJS.ErrnoException).code ?? 'error'})` }]);
+    throw new ConfigError([await readFailure(file, error, namedBy)]);
   }
   return parseYamlText(text, file, schema);
+}
+
+/** The key of a config file that names another file (`accounts` in gateway.yaml): where to send an operator when that file cannot be read. */
+export interface FileReference {
+  readonly file: string;
+  readonly key: readonly PropertyKey[];
+}
+
+/**
+ * A file that cannot be read: at the key that named it when there is one
+ * (`gateway.yaml:16: accounts: cannot read /etc/tg/nope.yaml (ENOENT)`), else
+ * at the file itself (`nope.yaml: cannot read file (ENOENT)`).
+ */
+export async function readFailure(file: string, error: unknown, namedBy?: FileReference, what = 'file'): Promise<ConfigIssue> {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+  if (!namedBy) return { file, key: '', message: `cannot read ${what} (${code})` };
+  return { file: namedBy.file, line: await lineOfKey(namedBy.file, namedBy.key), key: keyPath(namedBy.key), message: `cannot read ${file} (${code})` };
 }
 
 export function parseYamlText<S extends z.ZodType>(text: string, file: string, schema: S): z.output<S> {
@@ -24,7 +41,11 @@ export function parseYamlText<S extends z.ZodType>(text: string, file: string, s
   const lineAt = (offset: number) => lineCounter.linePos(offset).line;
   if (document.errors.length > 0) {
     throw new ConfigError(
-      document.errors.map((error) => ({ file, line: lineAt(error.pos[0]), key: '', message: error.message.split('\n')[0] ?? 'invalid YAML' })),
+      document.errors.map((error) => {
+        const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateKeyAt(document.contents, error.pos[0], lineAt) : undefined;
+        if (duplicate) return { file, ...duplicate };
+        return { file, line: lineAt(error.pos[0]), key: '', message: error.message.split('\n')[0] ?? 'invalid YAML' };
+      }),
     );
   }
   const result = schema.safeParse(document.toJS() ?? {});
@@ -76,4 +97,33 @@ function lineOfPath(root: unknown, path: readonly PropertyKey[], lineAt: (offset
     } else break;
   }
   return line;
+}
+
+/**
+ * yaml's DUPLICATE_KEY says only "Map keys must be unique" at the repeated key's offset: the key
+ * there, its path and the line where it was first written. Undefined when no key starts there.
+ */
+function duplicateKeyAt(root: unknown, offset: number, lineAt: (offset: number) => number): Omit<ConfigIssue, 'file'> | undefined {
+  const walk = (node: unknown, path: readonly PropertyKey[]): Omit<ConfigIssue, 'file'> | undefined => {
+    if (isSeq(node)) {
+      for (const [index, item] of node.items.entries()) {
+        const found = walk(item, [...path, index]);
+        if (found) return found;
+      }
+    } else if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = pair.key as Node | null;
+        const name = isScalar(key) ? key.value : undefined;
+        if (key?.range?.[0] === offset) {
+          const first = node.items.find((other) => isScalar(other.key) && other.key.value === name)?.key as Node | undefined;
+          const firstLine = first && first !== key && first.range ? ` (first on line ${lineAt(first.range[0])})` : '';
+          return { line: lineAt(offset), key: keyPath([...path, String(name)]), message: `duplicate key "${String(name)}"${firstLine}` };
+        }
+        const found = walk(pair.value, [...path, String(name)]);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  return walk(root, []);
 }

@@ -20,7 +20,9 @@ function issueMessage(issue: RawIssue): string | undefined {
       // The kind of value, not the value: a number where accounts.yaml wants a hash may be the secret itself.
       return issue.input === undefined ? `required: expected ${typeName(issue.expected)}` : `expected ${typeName(issue.expected)}, got ${kindText(issue.input)}`;
     case 'invalid_value':
-      return `expected ${alternatives(issue.values.map(literalText))}, got ${valueText(issue.input)}`;
+      return issue.input === undefined
+        ? `required: expected ${alternatives(issue.values.map(literalText))}`
+        : `expected ${alternatives(issue.values.map(literalText))}, got ${valueText(issue.input)}`;
     case 'too_big':
       return `${boundText('at most', 'less than', issue.maximum, issue.inclusive, issue.origin)}, got ${sizeOf(issue.input, issue.origin)}`;
     case 'too_small':
@@ -58,12 +60,22 @@ function kindText(input: unknown): string {
  * never a whole secret-sized value.
  */
 export function valueText(input: unknown): string {
+  if (input === undefined) return 'nothing';
   if (input === null) return 'nothing (null)';
   if (Array.isArray(input)) return 'a list';
   if (typeof input === 'object') return 'a mapping';
   if (typeof input === 'string') return input.length > 40 ? `a string of ${input.length} characters` : JSON.stringify(input);
   return String(input);
 }
+
+/**
+ * The `error` of a schema that words its own expectation (`expected a duration like ...`): a key
+ * the file leaves out is `required: <expectation>`, as zod's own missing keys are, never `got undefined`.
+ */
+export const expecting =
+  (expected: string) =>
+  (issue: { readonly input?: unknown }): string =>
+    issue.input === undefined ? `required: ${expected}` : `${expected}, got ${valueText(issue.input)}`;
 
 const literalText = (value: unknown): string => (typeof value === 'string' ? value : String(value));
 

@@ -109,7 +109,8 @@ function accepts(node: JsonSchema): string {
 }
 
 const FORMATS: Readonly<Record<string, (node: JsonSchema) => string>> = {
-  duration: (node) => `duration${range(node['x-minimum-ms'], node['x-maximum-ms'], durationText, 1)}`,
+  // Every duration is at least 0ms; a minimum above that is said, 1ms included (`timeout: 0s` is refused).
+  duration: (node) => `duration${range(node['x-minimum-ms'], node['x-maximum-ms'], durationText, 0)}`,
   size: () => 'size, or a number of bytes',
   'http-url': () => 'http:// or https:// URL, no query or fragment',
   'redis-url': () => 'redis:// or rediss:// URL',

@@ -43,9 +43,20 @@ const policyEntry = z.unknown().transform((value, ctx) => {
   return { kind, settings: parsed.data as { name: string; mode: PolicyMode } };
 });
 
-export const policyFileSchema = z.strictObject({
-  policies: z.array(policyEntry).default([]).describe('The named policies this file declares.'),
-});
+/** A file that is one policy's keys at the top level: its own `unknown key` lines alone would not say what is wrong. */
+const looksLikeOnePolicy = (value: unknown): boolean => typeof value === 'object' && value !== null && 'name' in value && 'kind' in value;
+
+export const policyFileSchema = z.preprocess(
+  (value, ctx) => {
+    if (looksLikeOnePolicy(value)) {
+      ctx.addIssue({ code: 'custom', message: 'a policy file holds a list under "policies:" (policies:, then "- name: ..." for each policy)' });
+    }
+    return value;
+  },
+  z.strictObject({
+    policies: z.array(policyEntry).default([]).describe('The named policies this file declares.'),
+  }),
+);
 
 const isPolicyFile = (name: string): boolean => !name.startsWith('.') && /\.ya?ml$/i.test(name);
 

@@ -48,9 +48,35 @@ describe('gateway.yaml schema', () => {
     ['refresh shorter than access', 'tokens:\n  access_ttl: 1h\n  refresh_ttl: 30m\n', 'gateway.yaml:3: tokens.refresh_ttl: must not be shorter'],
     ['headers timeout over request timeout', 'limits:\n  headers_timeout: 1m\n  request_timeout: 10s\n', 'gateway.yaml:2: limits.headers_timeout:'],
     ['a trusted issuer that is not a URL', 'tokens:\n  trusted_issuers: [uk-region]\n', 'gateway.yaml:2: tokens.trusted_issuers[0]: expected an http:// or https:// URL'],
+    ['a duration too large for any number of milliseconds', 'tokens:\n  access_ttl: 9999999999999999999999d\n', 'gateway.yaml:2: tokens.access_ttl: too large to be a duration (more than 285,616 years), got "9999999999999999999999d"'],
   ])('names the file, line and key for %s', async (_case, text, expected) => {
     const issues = await issuesOf(text);
     expect(issues.join('\n')).toContain(expected);
+  });
+
+  // The folder shorthand and the object form are one schema: a wrong value inside the object is named at its key.
+  it.each([
+    ['defaults as a string', 'policies:\n  defaults: injection-guard\n', 'gateway.yaml:2: policies.defaults: expected a list, got a string'],
+    ['defaults holding a number', 'policies:\n  defaults: [1]\n', 'gateway.yaml:2: policies.defaults[0]: expected a string, got a number'],
+    ['a folder that is a number', 'policies:\n  folder: 5\n', 'gateway.yaml:2: policies.folder: expected a string, got a number'],
+    ['an endpoint given a string', 'policies:\n  endpoints:\n    /oauth2/v1/token: token-endpoint-spike-arrest\n', 'gateway.yaml:3: policies.endpoints./oauth2/v1/token: expected a list, got a string'],
+    ['an endpoint left empty', 'policies:\n  endpoints:\n    /oauth2/v1/token:\n', 'gateway.yaml:3: policies.endpoints./oauth2/v1/token: expected a list, got nothing (null)'],
+    ['neither a folder nor a mapping', 'policies: 5\n', 'gateway.yaml:1: policies: expected the policies folder, or a mapping with folder, defaults and endpoints'],
+  ])('names the key inside policies for %s', async (_case, text, expected) => {
+    expect(await issuesOf(text)).toEqual([expected]);
+  });
+
+  it('takes the policies folder shorthand as the folder', async () => {
+    const config = await loadGatewayConfig(await configFile('policies: ./mine\n'));
+    expect(config.policies).toMatchObject({ defaults: [], endpoints: {} });
+    expect(config.policies.folder).toMatch(/\/mine$/);
+  });
+
+  it.each([
+    ['workers: 0, not also "more than one worker"', 'workers: 0\n', ['gateway.yaml:1: workers: must be at least 1, got 0']],
+    ['a bad route path, not also an overlap', 'routes:\n  - { path: "oauth2", upstream: "http://x" }\n', ['gateway.yaml:2: routes[0].path: expected a path prefix starting with "/" (no query, fragment or spaces)']],
+  ])('skips the checks across keys that depend on a key that failed: %s', async (_case, text, expected) => {
+    expect(await issuesOf(text)).toEqual(expected);
   });
 });
 

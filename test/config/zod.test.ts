@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { valueText, z } from '../../src/config/zod.js';
+import { expecting, valueText, z } from '../../src/config/zod.js';
 
 const problem = (schema: z.ZodType, input: unknown): string | undefined => {
   const result = schema.safeParse(input);
@@ -27,6 +27,17 @@ describe("zod's messages, in the words `token-gateway check` prints", () => {
 
   it('says a missing key is required, and what it takes', () => {
     expect(problem(z.object({ password_hash: z.string() }), {})).toBe('required: expected a string');
+  });
+
+  it('says a missing key of an enum is required, and what it takes, never "got undefined"', () => {
+    expect(problem(z.object({ default: z.enum(['allow', 'deny']) }), {})).toBe('required: expected one of allow, deny');
+  });
+
+  it('gives a schema that words its own expectation the same "required" for a missing key', () => {
+    const rate = z.object({ rate: z.string({ error: expecting('expected a rate like 30ps') }) });
+    expect(problem(rate, {})).toBe('required: expected a rate like 30ps');
+    expect(problem(rate, { rate: 5 })).toBe('expected a rate like 30ps, got 5');
+    expect(valueText(undefined)).toBe('nothing');
   });
 
   it("keeps a schema's own message", () => {

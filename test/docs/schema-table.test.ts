@@ -34,7 +34,8 @@ describe('docs/schema-table: a settings table from a zod schema', () => {
     ['a list from an enum', z.array(z.enum(['a', 'b'])), 'list from `a`, `b`'],
     ['a duration with bounds (as YAML writes them)', duration('5s', { min: 1_000, max: 86_400_000 }), 'duration, 1s to 1d'],
     ['a duration with a bound in milliseconds', duration('5s', { min: 1_500 }), 'duration, at least 1500ms'],
-    ['a duration whose only bound is the smallest', duration('5s'), 'duration'],
+    ['a duration that refuses 0s (`timeout: 0s`), its minimum said', duration('5s'), 'duration, at least 1ms'],
+    ['a duration that takes 0s, no minimum said', duration('5s', { min: 0, max: 60_000 }), 'duration, at most 1m'],
     ['a size', size('1mb'), 'size, or a number of bytes'],
     ['a file', filePath, 'file path'],
     ['a value with its own wording', z.string().meta({ 'x-accepts': 'a rate like `30ps`' }), 'a rate like `30ps`'],
@@ -83,7 +84,7 @@ describe('docs/schema-table: a settings table from a zod schema', () => {
     expect(rowsOf(z.object({ routes }), 'routes').map((each) => [each.key, each.accepts, each.default])).toEqual([
       ['routes', 'list', '`[]`'],
       ['routes[].path', 'string', 'required'],
-      ['routes[].timeout', 'duration', '`30s`'],
+      ['routes[].timeout', 'duration, at least 1ms', '`30s`'],
     ]);
   });
 

@@ -54,6 +54,11 @@ describe('the policies folder', () => {
     ]);
   });
 
+  it('says a file that is one policy without the policies: list holds a list', async () => {
+    await writeFile(join(dir, 'a.yaml'), 'name: burst\nkind: spike-arrest\nrate: 5ps\n');
+    expect(await issues()).toEqual(['a.yaml:1: a policy file holds a list under "policies:" (policies:, then "- name: ..." for each policy)']);
+  });
+
   it('refuses a name defined twice, pointing at both files', async () => {
     await writeFile(join(dir, 'a.yaml'), GUARD);
     await writeFile(join(dir, 'b.yaml'), `${RANGE}  - name: guard\n    kind: regex-protection\n`);
