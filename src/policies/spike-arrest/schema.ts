@@ -1,4 +1,4 @@
-import { valueText, z } from '../../config/zod.js';
+import { expecting, z } from '../../config/zod.js';
 import { policyFields } from '../policy.js';
 
 const UNITS = { ps: 1_000, pm: 60_000 } as const;
@@ -16,7 +16,7 @@ export interface Rate {
 /** `30ps` (per second) or `600pm` (per minute), as the reference gateway writes rates. */
 const RATE_EXPECTED = `expected a rate like 30ps or 600pm (1 to ${MAX_RATE} per second or per minute)`;
 
-const rate = z.string({ error: (issue) => `${RATE_EXPECTED}, got ${valueText(issue.input)}` }).transform((text, ctx): Rate => {
+const rate = z.string({ error: expecting(RATE_EXPECTED) }).transform((text, ctx): Rate => {
   const match = /^([1-9]\d{0,5})(ps|pm)$/.exec(text.trim());
   if (!match || Number(match[1]) > MAX_RATE) {
     ctx.addIssue({ code: 'custom', message: `${RATE_EXPECTED}, got "${text}"` });

@@ -19,3 +19,15 @@ describe('spike-arrest rates', () => {
     expect(result.error?.issues[0]?.message).toContain(message);
   });
 });
+
+describe('spike-arrest rate: missing or of the wrong type', () => {
+  it('says a missing rate is required, with what it expects, never "got undefined"', () => {
+    const result = spikeArrestSchema.safeParse({ name: 'p', kind: 'spike-arrest' });
+    expect(result.error?.issues[0]?.message).toBe('required: expected a rate like 30ps or 600pm (1 to 100000 per second or per minute)');
+  });
+
+  it('names the kind of a wrongly typed rate', () => {
+    const result = spikeArrestSchema.safeParse({ name: 'p', kind: 'spike-arrest', rate: 30 });
+    expect(result.error?.issues[0]?.message).toBe('expected a rate like 30ps or 600pm (1 to 100000 per second or per minute), got 30');
+  });
+});
