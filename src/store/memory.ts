@@ -1,6 +1,7 @@
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock, Timer } from '../clock.js';
 import { summariseGrant } from './grant-summary.js';
+import { replayReason } from './replay-reason.js';
 import type {
   GrantFilter,
   GrantSummary,
@@ -15,7 +16,6 @@ import type {
   RevocationEntry,
   RevocationKind,
   RevocationList,
-  ReplayReason,
   RotationOutcome,
   Store,
   StoredKeyRing,
@@ -169,14 +169,6 @@ class MemoryRefreshTokens implements RefreshTokenStore {
     const record = this.grants.get(grantId)?.get(hash);
     return record && record.expiresAt > this.clock.now() ? record : undefined;
   }
-}
-
-/** Why presenting `used` again is not a retry (the rules of the Redis rotation script, in the same order), or undefined when it is. */
-function replayReason(used: RefreshTokenRecord, successor: RefreshTokenRecord | undefined, now: number, grace: RefreshGrace): ReplayReason | undefined {
-  if (used.successorHash === undefined || used.successorSalt === undefined || now >= (used.usedAt ?? 0) + grace.windowMs) return 'after_window';
-  if (!successor || successor.usedAt !== undefined) return 'successor_used';
-  if ((used.retries ?? 0) >= grace.maxRetries) return 'too_many';
-  return undefined;
 }
 
 /**

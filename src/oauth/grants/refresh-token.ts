@@ -2,6 +2,7 @@ import { assertUserActive } from '../../accounts/registry.js';
 import { REFRESH_GRACE_RETRIES } from '../../config/defaults.js';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { replayReason } from '../../store/replay-reason.js';
 import type { RefreshGrace, RefreshTokenRecord, ReplayReason, RotationOutcome } from '../../store/types.js';
 import type { AccessTokenSubject } from '../../tokens/access-token.js';
 import { hashRefreshToken, newRotationSalt, refreshTokenRef, successorRefreshTokenValue } from '../../tokens/refresh-token-value.js';
@@ -42,10 +43,12 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
     if (ctx.store.revocations.isRevoked('grant', record.grantId)) {
       throw new GatewayError('INVALID_REFRESH_TOKEN', { detail: 'grant revoked' });
     }
-    // Before the rotation, so that a refused user does not burn the token; a replay is judged first, as theft.
-    if (record.usedAt === undefined) assertUserMayRefresh(ctx, record);
-
     const now = ctx.clock.now();
+    // Before the rotation, so that a refused user does not burn the token, nor spend the retries of a used
+    // one; a replay is judged first, as theft, by the store's rotation below.
+    const refusal = userRefusalOf(ctx, record);
+    if (refusal && (record.usedAt === undefined || (await isRetry(ctx, record, now)))) throw refusal;
+
     const subject = { username: record.username, clientId: record.clientId, grantId: record.grantId };
     const salt = newRotationSalt();
     const value = successorRefreshTokenValue(ctx.refreshSuccessorKey, record.grantId, refreshToken, salt);
@@ -55,6 +58,7 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
       case 'rotated':
         return signTokenPair(ctx, subject, successor, now);
       case 'retried':
+        // The account may have changed between the look above and the store's decision.
         assertUserMayRefresh(ctx, record);
         return answerRetry(ctx, subject, refreshToken, outcome, now);
       case 'reused':
@@ -66,6 +70,27 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
 };
 
 const graceOf = (ctx: GatewayContext): RefreshGrace => ({ windowMs: ctx.config.tokens.refresh_grace, maxRetries: REFRESH_GRACE_RETRIES });
+
+/** The user's refusal as the error the grant answers with, or undefined when the user may refresh. */
+function userRefusalOf(ctx: GatewayContext, record: RefreshTokenRecord): GatewayError | undefined {
+  try {
+    assertUserMayRefresh(ctx, record);
+    return undefined;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+}
+
+/**
+ * Whether presenting this used token now would be a retry (not theft), read
+ * without deciding anything: the store alone decides, atomically; this only
+ * lets a refused user's retry be refused before the store counts it.
+ */
+async function isRetry(ctx: GatewayContext, used: RefreshTokenRecord, now: number): Promise<boolean> {
+  const successor = used.successorHash === undefined ? undefined : await ctx.store.refreshTokens.find({ grantId: used.grantId, hash: used.successorHash });
+  return replayReason(used, successor, now, graceOf(ctx)) === undefined;
+}
 
 function assertUserMayRefresh(ctx: GatewayContext, record: RefreshTokenRecord): void {
   const user = ctx.accounts.findUser(record.username);

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { REFRESH_GRACE_RETRIES } from '../../../src/config/defaults.js';
-import { APP, OTHER_APP, SUSPENDED_APP, USER } from '../../helpers/accounts.js';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { accountsYaml, APP, OTHER_APP, SUSPENDED_APP, USER } from '../../helpers/accounts.js';
 import { ManualClock } from '../../helpers/clock.js';
 import { bootGateway, callProtected, errorOf, issueTokens, refreshGrant, type TestGateway, type TokenResponse } from '../../helpers/gateway.js';
 import { scrape } from '../../helpers/metrics.js';
@@ -112,6 +114,41 @@ describe('POST /oauth2/v1/token (refresh grant, SPEC 4.4)', () => {
       expect(scraped.value('token_gateway_refresh_retries_total', { outcome: 'answered' })).toBe(1);
       const secrets = [first.refresh_token, successor.refresh_token].map((token) => token.split('.')[1]!);
       for (const secret of secrets) expect(tg.rawLogs.join('')).not.toContain(secret);
+    });
+
+    it("refuses a suspended user's retries without counting them: once active again, the retry is answered", async () => {
+      clock = new ManualClock(Date.now());
+      tg = await bootGateway({ clock, watchConfig: false });
+      const accounts = join(tg.dir, 'accounts.yaml');
+      const setAlice = async (status: 'active' | 'suspended') => {
+        const text = (await accountsYaml()).replace(new RegExp(`(username: ${USER.username},.*status: )active`), `$1${status}`);
+        await writeFile(accounts, text);
+        expect((await tg.gateway.reload('test')).ok).toBe(true);
+      };
+      const first = await issueTokens(tg.url);
+      const successor = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      await setAlice('suspended');
+      for (let attempt = 0; attempt <= REFRESH_GRACE_RETRIES; attempt++) {
+        expect(await errorOf(await refreshGrant(tg.url, first.refresh_token))).toMatchObject({ status: 401, errorCode: 'USER_ACCOUNT_INVALID_STATE' });
+      }
+      await setAlice('active');
+      expect((await pairOf(await refreshGrant(tg.url, first.refresh_token))).refresh_token).toBe(successor.refresh_token);
+      expect(tg.logs.filter((line) => line.msg === 'refresh retried within the grace window: the same successor answered')).toEqual([expect.objectContaining({ retry: 1 })]);
+      expect((await callProtected(tg.url, successor.access_token)).status).toBe(200);
+    });
+
+    it("still judges a suspended user's replay after the window as theft, revoking the grant", async () => {
+      clock = new ManualClock(Date.now());
+      tg = await bootGateway({ clock, watchConfig: false });
+      const first = await issueTokens(tg.url);
+      const successor = await pairOf(await refreshGrant(tg.url, first.refresh_token));
+      const text = (await accountsYaml()).replace(new RegExp(`(username: ${USER.username},.*status: )active`), '$1suspended');
+      await writeFile(join(tg.dir, 'accounts.yaml'), text);
+      expect((await tg.gateway.reload('test')).ok).toBe(true);
+      clock.advance(GRACE_MS);
+      expect(await errorOf(await refreshGrant(tg.url, first.refresh_token))).toMatchObject({ status: 400, errorCode: 'INVALID_REFRESH_TOKEN' });
+      expect(tg.logs).toContainEqual(expect.objectContaining({ msg: 'refresh token reuse: revoking the grant', reason: 'after_window' }));
+      expect((await callProtected(tg.url, successor.access_token)).status).toBe(401);
     });
 
     it("refuses another client's presentation of a used token without answering or burning it", async () => {
