@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 
 /** What a bundle is: an API proxy (`apiproxy/`) or a shared flow (`sharedflowbundle/`). */
 export type BundleKind = 'apiproxy' | 'sharedflowbundle';
@@ -31,11 +31,37 @@ const KINDS: readonly BundleKind[] = ['apiproxy', 'sharedflowbundle'];
 export async function readBundle(source: string): Promise<Bundle> {
   const info = await stat(source).catch(() => undefined);
   if (!info) throw new BundleError(`${source}: no such file or folder`);
-  const entries = info.isDirectory() ? await folderEntries(source) : await zipEntries(source);
-  return bundleOf(source, entries);
+  if (info.isDirectory()) {
+    // Given apiproxy/ itself, the bundle root is its parent: the report's paths name apiproxy/ once.
+    const root = isKindFolder(source) ? join(source, '..') : source;
+    return bundleOf(source, await folderEntries(root), root);
+  }
+  const entries = await zipEntries(source);
+  const folder = soleTopFolder(entries);
+  return bundleOf(source, folder ? withoutTopFolder(entries, folder) : entries, folder ? join(source, folder) : source);
 }
 
-function bundleOf(source: string, entries: ReadonlyMap<string, string>): Bundle {
+const isKindFolder = (folder: string): boolean => KINDS.includes(basename(resolve(folder)) as BundleKind);
+
+/**
+ * A zip of the bundle's folder (`zip -r x.zip orders`) holds every entry
+ * under `orders/`, apiproxy/ one level down: the one folder every entry
+ * sits in, when it holds a bundle and no entry already starts with one.
+ */
+function soleTopFolder(entries: ReadonlyMap<string, string>): string | undefined {
+  const paths = [...entries.keys()];
+  if (paths.length === 0 || paths.some((path) => KINDS.some((kind) => path.startsWith(`${kind}/`)))) return undefined;
+  const tops = new Set(paths.map((path) => path.split('/')[0]));
+  const [top] = tops;
+  if (tops.size !== 1 || top === undefined || !paths.every((path) => path.startsWith(`${top}/`))) return undefined;
+  return paths.some((path) => KINDS.some((kind) => path.startsWith(`${top}/${kind}/`))) ? top : undefined;
+}
+
+const withoutTopFolder = (entries: ReadonlyMap<string, string>, top: string): Map<string, string> =>
+  new Map([...entries].map(([path, text]) => [path.slice(top.length + 1), text]));
+
+/** `root` is where the report's paths start: the folder holding apiproxy/, or the zip (and its one top folder). */
+function bundleOf(source: string, entries: ReadonlyMap<string, string>, root: string): Bundle {
   const kinds = KINDS.filter((kind) => [...entries.keys()].some((path) => path.startsWith(`${kind}/`)));
   if (kinds.length !== 1) {
     throw new BundleError(
@@ -48,13 +74,12 @@ function bundleOf(source: string, entries: ReadonlyMap<string, string>): Bundle 
   const files = new Map<string, string>();
   for (const [path, text] of entries) if (path.startsWith(`${kind}/`)) files.set(path.slice(kind.length + 1), text);
   const descriptor = [...files.keys()].find((path) => !path.includes('/') && path.endsWith('.xml'));
-  const name = descriptor ? descriptor.replace(/\.xml$/, '') : basename(source).replace(/\.zip$/i, '');
-  return { kind, source, name, files, displayPath: (file) => join(source, kind, file) };
+  const name = descriptor ? descriptor.replace(/\.xml$/, '') : basename(resolve(root)).replace(/\.zip$/i, '');
+  return { kind, source, name, files, displayPath: (file) => join(root, kind, file) };
 }
 
 /** Every .xml file under the folder, by its path relative to the bundle root (the folder holding apiproxy/). */
-async function folderEntries(folder: string): Promise<Map<string, string>> {
-  const root = KINDS.includes(basename(folder) as BundleKind) ? join(folder, '..') : folder;
+async function folderEntries(root: string): Promise<Map<string, string>> {
   const entries = new Map<string, string>();
   let total = 0;
   const walk = async (dir: string): Promise<void> => {

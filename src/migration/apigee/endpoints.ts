@@ -78,18 +78,19 @@ function proxyEndpoint(root: Element, file: string, scope: BundleScope, targets:
     const condition = childText(element, 'Condition') || undefined;
     return { name: element.getAttribute('name') ?? '', element, condition, path: condition === undefined ? undefined : parsePathCondition(condition) };
   });
-  const flowLinks = new Map(flows.map((flow) => [flow, requestLinks(flow.element, scope, file, context)]));
+  const unreached = isReserved(basePath) ? new Map<Flow, string>() : unreachedFlows(flows, basePath);
+  const flowLinks = new Map(flows.map((flow) => [flow, unreached.has(flow) ? neverRun(flow, file, context) : requestLinks(flow.element, scope, file, context)]));
   const post = requestLinks(childElement(root, 'PostFlow'), scope, file, context);
   if (isReserved(basePath)) return ownEndpoints(basePath, place, pre, post, flows, flowLinks, file, context);
 
   const target = upstreamOf(root, file, targets, scope, context);
   const attachments: Attachment[] = [];
-  const taken: string[] = [];
   let catchAll: Flow | undefined;
   for (const flow of flows) {
     const flowPlace = placeIn(file, flow.element);
-    if (catchAll) {
-      report.carried(flowPlace, `flow ${flow.name}`, `nothing: never reached in Apigee (flow ${catchAll.name} before it has no condition)`);
+    const never = unreached.get(flow);
+    if (never) {
+      report.carried(flowPlace, `flow ${flow.name}`, `nothing: never reached in Apigee (${never})`);
       continue;
     }
     if (flow.condition === undefined) {
@@ -105,14 +106,7 @@ function proxyEndpoint(root: Element, file: string, scope: BundleScope, targets:
       );
       continue;
     }
-    const suffix = flow.path.suffix;
-    const covering = taken.find((earlier) => suffix === earlier || suffix.startsWith(`${earlier}/`));
-    if (covering !== undefined) {
-      report.carried(flowPlace, `flow ${flow.name}`, `nothing: never reached in Apigee (an earlier flow takes every path under ${joinPath(basePath, covering)})`);
-      continue;
-    }
-    taken.push(suffix);
-    const path = joinPath(basePath, suffix);
+    const path = joinPath(basePath, flow.path.suffix);
     if (!flow.path.withBase) {
       report.differs(flowPlace, `flow ${flow.name}`, `the route ${path} also serves ${path} itself with this flow's policies; Apigee's "/**" needed a segment after it`);
     }
@@ -122,6 +116,41 @@ function proxyEndpoint(root: Element, file: string, scope: BundleScope, targets:
   attachments.push({ kind: 'route', path: basePath, upstream: target.upstream, links: [...pre, ...(catchAll ? (flowLinks.get(catchAll) ?? []) : []), ...post, ...target.links], place });
   report.carried(place, `ProxyEndpoint ${root.getAttribute('name') ?? ''} (BasePath ${basePath})`, `route ${basePath}`);
   return attachments;
+}
+
+/**
+ * The flows Apigee never reaches, with why: those after a flow without a
+ * condition, and those whose paths an earlier flow already takes. Their
+ * policies are not translated (nor written): nothing ran them.
+ */
+function unreachedFlows(flows: readonly Flow[], basePath: string): Map<Flow, string> {
+  const unreached = new Map<Flow, string>();
+  const taken: string[] = [];
+  let catchAll: Flow | undefined;
+  for (const flow of flows) {
+    if (catchAll) {
+      unreached.set(flow, `flow ${catchAll.name} before it has no condition`);
+      continue;
+    }
+    if (flow.condition === undefined) catchAll = flow;
+    if (flow.path?.kind !== 'under') continue;
+    const suffix = flow.path.suffix;
+    const covering = taken.find((earlier) => suffix === earlier || suffix.startsWith(`${earlier}/`));
+    if (covering !== undefined) unreached.set(flow, `an earlier flow takes every path under ${joinPath(basePath, covering)}`);
+    else taken.push(suffix);
+  }
+  return unreached;
+}
+
+/** The steps of a flow Apigee never reaches: each translated into nothing, as Apigee ran none of them. */
+function neverRun(flow: Flow, file: string, { report }: StepContext): Link[] {
+  for (const part of ['Request', 'Response']) {
+    const steps = childElement(flow.element, part);
+    for (const step of steps ? childElements(steps, 'Step') : []) {
+      report.carried(placeIn(file, step), `step ${childText(step, 'Name') ?? ''}`, `nothing (flow ${flow.name} is never reached)`);
+    }
+  }
+  return [];
 }
 
 /** Under /oauth2 the gateway serves its own endpoints; a bundle's chains there attach to `policies.endpoints`. */

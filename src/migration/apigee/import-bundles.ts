@@ -32,8 +32,16 @@ export async function importApigee(sources: readonly string[]): Promise<ApigeeIm
   const bundles: Bundle[] = [];
   for (const source of sources) bundles.push(await readBundle(source));
   refuseSameNames(bundles);
-  const scopes = bundles.map((bundle): BundleScope => ({ bundle, policies: readPolicies(bundle, report), translated: new Map() }));
-  const context: StepContext = { report, sharedFlows: sharedFlowsOf(scopes, report) };
+  for (const bundle of bundles.filter(holdsNothing)) {
+    report.leftBehind(
+      { file: bundle.source, line: undefined },
+      `bundle ${bundle.name}`,
+      `nothing to import: no proxy endpoint (${bundle.kind}/proxies/*.xml), shared flow or policy in it`,
+      'check that this is the bundle you meant: an export from Apigee holds its proxies/ (or sharedflows/) and policies/ folders',
+    );
+  }
+  const scopes = bundles.map((bundle): BundleScope => ({ bundle, policies: readPolicies(bundle, report), translated: new Map(), stepped: new Set() }));
+  const context: StepContext = { report, sharedFlows: sharedFlowsOf(scopes, report), taken: new Map() };
 
   const attachments: Attachment[] = [];
   for (const scope of scopes.filter(({ bundle }) => bundle.kind === 'apiproxy')) attachments.push(...attachmentsOfBundle(scope, context));
@@ -48,11 +56,15 @@ export async function importApigee(sources: readonly string[]): Promise<ApigeeIm
   const gateway = attachmentsYaml(attachments, report);
   for (const scope of scopes) {
     for (const [name, policy] of scope.policies) {
-      if (!scope.translated.has(name) && policy.type !== 'FlowCallout') report.carried(policy.place, `${policy.type} ${name}`, 'nothing (no flow of the bundles runs it)');
+      // A policy a step names is accounted for by that step's line (translated, or left behind with what to do).
+      if (!scope.stepped?.has(name) && policy.type !== 'FlowCallout') report.carried(policy.place, `${policy.type} ${name}`, 'nothing (no flow of the bundles runs it)');
     }
   }
   return { files: policyFiles(scopes), attachments: gateway, report };
 }
+
+/** A bundle with neither endpoints, flows nor policies: an import of it would write nothing and claim success. */
+const holdsNothing = (bundle: Bundle): boolean => ![...bundle.files.keys()].some((path) => /^(proxies|sharedflows|policies)\/[^/]+\.xml$/.test(path));
 
 /**
  * A bundle's name qualifies its policies' names and names its file, so two
@@ -115,16 +127,23 @@ function attachmentsYaml(attachments: readonly Attachment[], report: ImportRepor
   return result;
 }
 
+/**
+ * The gateway has one access and one refresh lifetime. A token policy that
+ * disagrees with one already set is left behind as a whole (none of its
+ * lifetimes applies), and its translated lines are taken back.
+ */
 function tokenSettings(links: readonly Link[], result: GatewayAttachments, report: ImportReport): void {
   for (const link of links) {
-    for (const [key, value] of Object.entries(link.tokens ?? {}) as Array<['access_ttl' | 'refresh_ttl', string]>) {
-      const current = result.tokens?.[key];
-      if (current !== undefined && current !== value) {
-        report.leftBehind(link.place, `step ${link.step}: tokens.${key} ${value}`, `another token policy sets ${current}; the gateway has one lifetime`, `choose one value for tokens.${key}`);
-        continue;
-      }
-      result.tokens = { ...result.tokens, [key]: value };
+    const settings = Object.entries(link.tokens ?? {}) as Array<['access_ttl' | 'refresh_ttl', string]>;
+    const clashes = settings.filter(([key, value]) => result.tokens?.[key] !== undefined && result.tokens[key] !== value);
+    for (const [key, value] of clashes) {
+      report.leftBehind(link.place, `step ${link.step}: tokens.${key} ${value}`, `another token policy sets ${result.tokens?.[key]}; the gateway has one lifetime`, `choose one value for tokens.${key}`);
     }
+    if (clashes.length > 0) {
+      if (link.reported) report.withdraw(link.reported);
+      continue;
+    }
+    for (const [key, value] of settings) result.tokens = { ...result.tokens, [key]: value };
   }
 }
 

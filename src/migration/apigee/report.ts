@@ -49,6 +49,31 @@ export class ImportReport {
     this.notTranslated.push({ ...place, what, why, todo });
   }
 
+  /**
+   * Takes over a draft's items (a policy translated on its own report first),
+   * or only its gaps when the policy is not written after all: a policy that
+   * is not written must not also be listed as translated.
+   */
+  absorb(draft: ImportReport, { gapsOnly = false }: { gapsOnly?: boolean } = {}): void {
+    if (!gapsOnly) {
+      this.translated.push(...draft.translated);
+      this.differences.push(...draft.differences);
+    }
+    this.notTranslated.push(...draft.notTranslated);
+  }
+
+  /** Takes back lines that turned out false (a lifetime another policy already set): the item is then left behind instead. */
+  withdraw(items: { readonly translated: readonly Translated[]; readonly differences: readonly Difference[] }): void {
+    const drop = <T>(list: T[], gone: readonly T[]): void => {
+      for (const item of gone) {
+        const at = list.indexOf(item);
+        if (at >= 0) list.splice(at, 1);
+      }
+    };
+    drop(this.translated, items.translated);
+    drop(this.differences, items.differences);
+  }
+
   /** The report as the command prints it on standard error. */
   render(): string {
     const at = ({ file, line }: Place) => (line ? `${file}:${line}` : file);

@@ -13,6 +13,8 @@ export interface BundleScope {
   readonly policies: ReadonlyMap<string, PolicyXml>;
   /** Every translated policy of the bundle, once, by Apigee name. */
   readonly translated: Map<string, TranslatedPolicy>;
+  /** The policies a step of a reached flow names, translated or not: the policies no flow runs are the others. */
+  readonly stepped?: Set<string>;
 }
 
 /** A shared flow a FlowCallout can run: its scope and its steps. */
@@ -27,6 +29,8 @@ export interface Link {
   readonly names: readonly string[];
   readonly verifiesToken: boolean;
   readonly tokens?: TranslatedPolicy['tokens'];
+  /** The policy's report lines, taken back if its token lifetimes clash with another policy's. */
+  readonly reported?: TranslatedPolicy['reported'];
   readonly place: Place;
   readonly step: string;
 }
@@ -34,6 +38,8 @@ export interface Link {
 export interface StepContext {
   readonly report: ImportReport;
   readonly sharedFlows: ReadonlyMap<string, SharedFlow>;
+  /** Our entry names given so far, across every bundle of the import (name -> Apigee policy). */
+  readonly taken?: Map<string, string>;
 }
 
 /**
@@ -49,6 +55,7 @@ export function linksOf(steps: Element | undefined, scope: BundleScope, file: st
     const condition = childText(step, 'Condition');
     const policy = scope.policies.get(name);
     const what = `step ${name}`;
+    scope.stepped?.add(name);
     if (!policy) {
       context.report.leftBehind(place, what, 'no policy of that name in the bundle (Apigee would not deploy it)', 'fix the bundle and import again');
       continue;
@@ -62,7 +69,12 @@ export function linksOf(steps: Element | undefined, scope: BundleScope, file: st
       continue;
     }
     if (policy.continueOnError) {
-      context.report.leftBehind(place, `${what} (continueOnError="true")`, 'Apigee lets the request go on when this policy fails, so its refusal never reached a client; the gateway has no such mode', 'leave it out if it only set variables or logged; set continueOnError to false in Apigee and import again if its refusals were meant');
+      context.report.leftBehind(
+        place,
+        `${what} (continueOnError="true")`,
+        'Apigee lets the request go on when this policy refuses it, so its verdict never counted; a gateway policy\'s refusal always does',
+        'the nearest equivalent is mode: report (the policy runs, counts and logs what it would refuse, and lets the request go on): set continueOnError to false in Apigee, import again, and add mode: report to the entry by hand; or leave it out if it only set variables or logged',
+      );
       continue;
     }
     if (policy.type === 'FlowCallout') {
@@ -71,10 +83,10 @@ export function linksOf(steps: Element | undefined, scope: BundleScope, file: st
     }
     let translated = scope.translated.get(name);
     if (!translated) {
-      translated = translatePolicy(policy, { report: context.report, baseName: ourName(scope.bundle.name, name) });
+      translated = translatePolicy(policy, { report: context.report, baseName: ourName(scope.bundle.name, name), taken: context.taken });
       scope.translated.set(name, translated);
     }
-    links.push({ names: translated.entries.map((entry) => entry.name), verifiesToken: translated.verifiesToken === true, tokens: translated.tokens, place, step: name });
+    links.push({ names: translated.entries.map((entry) => entry.name), verifiesToken: translated.verifiesToken === true, tokens: translated.tokens, reported: translated.reported, place, step: name });
   }
   return links;
 }

@@ -6,6 +6,7 @@ import { translateRegexProtection } from './policies/regex-protection.js';
 import { translateSpikeArrest } from './policies/spike-arrest.js';
 import { titleOf, type PolicyEntry, type TranslatedPolicy, type TranslateContext, type Translator } from './policies/translation.js';
 import type { PolicyXml } from './policy-xml.js';
+import { ImportReport } from './report.js';
 
 const TRANSLATORS: Readonly<Record<string, Translator>> = {
   SpikeArrest: translateSpikeArrest,
@@ -36,9 +37,13 @@ const NO_COUNTERPART: Readonly<Record<string, string>> = {
 
 /**
  * Translates one policy and validates every entry it produced with the
- * kind's own schema, the one `check` and `serve` load it with: an entry that
- * would not load is reported, never written. (A translator bug shows here
- * first, as a policy left behind, not as a file that stops the gateway.)
+ * kind's own schema, the one `check` and `serve` load it with, and against
+ * the names this import already gave. The translator writes on a draft
+ * report: a policy that is written brings its lines over; one that is not
+ * (withheld by its translator, an entry that would not load, a name already
+ * given) lands in "not translated" only, never also in "translated". (A
+ * translator bug shows here first, as a policy left behind, not as a file
+ * that stops the gateway.)
  */
 export function translatePolicy(policy: PolicyXml, context: TranslateContext): TranslatedPolicy {
   const translator = TRANSLATORS[policy.type];
@@ -51,16 +56,35 @@ export function translatePolicy(policy: PolicyXml, context: TranslateContext): T
     );
     return { entries: [] };
   }
-  const translated = translator(policy, context);
-  const entries = translated.entries.filter((entry) => loads(entry, policy, context));
-  return { ...translated, entries };
+  const draft = new ImportReport();
+  const translated = translator(policy, { ...context, report: draft });
+  const refusals = [...translated.entries.flatMap((entry) => loadRefusal(entry)), ...nameRefusals(translated.entries, context)];
+  if (translated.withheld || refusals.length > 0) {
+    context.report.absorb(draft, { gapsOnly: true });
+    for (const why of refusals) context.report.leftBehind(policy.place, titleOf(policy), why, 'write the policy by hand from the report above (nothing of it was written)');
+    return { entries: [], withheld: true };
+  }
+  for (const entry of translated.entries) context.taken?.set(entry.name, titleOf(policy));
+  context.report.absorb(draft);
+  return { ...translated, reported: { translated: draft.translated, differences: draft.differences } };
 }
 
-function loads(entry: PolicyEntry, policy: PolicyXml, { report }: TranslateContext): boolean {
+function loadRefusal(entry: PolicyEntry): string[] {
   const kind = POLICY_KINDS.find((candidate) => candidate.kind === entry.kind);
   const parsed = kind?.schema.safeParse(entry);
-  if (parsed?.success) return true;
+  if (parsed?.success) return [];
   const issues = parsed?.error.issues.map((issue) => `${issue.path.join('.') || entry.kind}: ${issue.message}`).join('; ') ?? `unknown kind ${entry.kind}`;
-  report.leftBehind(policy.place, titleOf(policy), `its translation does not load as a ${entry.kind} policy (${issues})`, 'write the policy by hand from the report above');
-  return false;
+  return [`its translation does not load as a ${entry.kind} policy (${issues})`];
+}
+
+/** Names are unique across the policies folder (`check` refuses a second): two Apigee names may still spell one of ours. */
+function nameRefusals(entries: readonly PolicyEntry[], { taken }: TranslateContext): string[] {
+  const own = new Set<string>();
+  const refusals: string[] = [];
+  for (const { name } of entries) {
+    const earlier = own.has(name) ? 'another entry of this policy' : taken?.get(name);
+    if (earlier) refusals.push(`its entry would be named ${name}, a name already given to ${earlier}`);
+    own.add(name);
+  }
+  return refusals;
 }

@@ -37,9 +37,10 @@ export function parseXml(text: string, file: string): Element {
     root = parser.parseFromString(text, 'text/xml').documentElement;
   } catch (error) {
     const message = first?.message ?? (error instanceof Error ? error.message : String(error));
-    throw new BundleXmlError(file, first?.line, `not well-formed XML: ${message.split('\n')[0] ?? message}`);
+    // Without a position (xmldom says line 0 for an empty file) the fault is the file's from its first line: the report still leads with file:line.
+    throw new BundleXmlError(file, first?.line || 1, `not well-formed XML: ${message.split('\n')[0] ?? message}`);
   }
-  if (!root) throw new BundleXmlError(file, undefined, 'no root element');
+  if (!root) throw new BundleXmlError(file, 1, 'no root element');
   return root;
 }
 

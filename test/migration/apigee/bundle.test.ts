@@ -95,6 +95,13 @@ describe('migration/apigee/bundle: reading a bundle', () => {
     expect({ kind: bundle.kind, name: bundle.name, files: [...bundle.files.keys()].sort() }).toEqual({ kind: 'apiproxy', name: 'orders-v1', files: ['orders-v1.xml', 'policies/SA.xml'] });
   });
 
+  it('names the files of the apiproxy/ folder given itself once: <bundle>/apiproxy/policies/SA.xml, not apiproxy/apiproxy/', async () => {
+    const root = await folder({ 'apiproxy/orders-v1.xml': PROXY, 'apiproxy/policies/SA.xml': POLICY });
+    const bundle = await readBundle(join(root, 'apiproxy'));
+    expect(bundle.displayPath('policies/SA.xml')).toBe(join(root, 'apiproxy', 'policies', 'SA.xml'));
+    expect((await readBundle(`${join(root, 'apiproxy')}/`)).displayPath('policies/SA.xml')).toBe(join(root, 'apiproxy', 'policies', 'SA.xml'));
+  });
+
   it('reads a shared flow bundle (sharedflowbundle/)', async () => {
     const root = await folder({ 'sharedflowbundle/threats.xml': '<SharedFlowBundle name="threats"/>', 'sharedflowbundle/sharedflows/default.xml': '<SharedFlow name="default"/>' });
     expect(await readBundle(root)).toMatchObject({ kind: 'sharedflowbundle', name: 'threats' });
@@ -120,6 +127,26 @@ describe('migration/apigee/bundle: reading a bundle', () => {
     expect([...bundle.files.keys()].sort()).toEqual(['orders.xml', 'policies/SA.xml']);
     expect(bundle.files.get('policies/SA.xml')).toBe(POLICY);
     expect(bundle.displayPath('policies/SA.xml')).toBe(join(zip, 'apiproxy', 'policies', 'SA.xml'));
+  });
+
+  it('reads a zip of the bundle\'s folder (zip -r x.zip re1): every entry under one folder that holds apiproxy/', async () => {
+    const zip = await file({ 're1/apiproxy/re1.xml': PROXY, 're1/apiproxy/policies/SA.xml': POLICY, 're1/README.md': 'x' });
+    const bundle = await readBundle(zip);
+    expect({ kind: bundle.kind, name: bundle.name, files: [...bundle.files.keys()].sort() }).toEqual({ kind: 'apiproxy', name: 're1', files: ['policies/SA.xml', 're1.xml'] });
+    expect(bundle.displayPath('policies/SA.xml')).toBe(join(zip, 're1', 'apiproxy', 'policies', 'SA.xml'));
+    expect((await readBundle(await file({ 'threats/sharedflowbundle/threats.xml': '<SharedFlowBundle/>' }))).kind).toBe('sharedflowbundle');
+  });
+
+  it.each<[string, Entries, RegExp]>([
+    ['entries under two folders', { 're1/apiproxy/re1.xml': PROXY, 're2/apiproxy/re2.xml': PROXY }, /not an Apigee bundle/],
+    ['an entry beside the one folder', { 're1/apiproxy/re1.xml': PROXY, 'extra.xml': '<x/>' }, /not an Apigee bundle/],
+    ['one folder holding no bundle', { 're1/policies/SA.xml': POLICY }, /not an Apigee bundle/],
+    ['a bundle two folders down', { 'a/b/apiproxy/b.xml': PROXY }, /not an Apigee bundle/],
+    ['a ".." segment under the one folder', { 're1/apiproxy/re1.xml': PROXY, 're1/apiproxy/../../evil.xml': '<x/>' }, /zip-slip/],
+    ['a backslash under the one folder', { 're1/apiproxy/re1.xml': PROXY, 're1\\apiproxy\\SA.xml': POLICY }, /a backslash/],
+    ['an absolute path beside the one folder', { 're1/apiproxy/re1.xml': PROXY, '/re1/apiproxy/SA.xml': POLICY }, /an absolute path/],
+  ])('refuses a zip of a folder with %s', async (_case, entries, message) => {
+    expect(await refusal(await file(entries))).toMatch(message);
   });
 
   it.each<[string, () => Promise<string>, RegExp]>([

@@ -25,10 +25,10 @@ afterAll(async () => {
 });
 
 /** An API proxy bundle folder: a descriptor, these policies, one proxy endpoint. */
-async function proxyBundle(name: string, options: { basePath: string; steps: string[]; policies: Record<string, string>; url?: string }): Promise<string> {
+async function proxyBundle(name: string, options: { basePath: string; steps: string[]; policies: Record<string, string>; url?: string; flows?: string }): Promise<string> {
   const files: Record<string, string> = {
     [`apiproxy/${name}.xml`]: `<APIProxy name="${name}"/>`,
-    'apiproxy/proxies/default.xml': `<ProxyEndpoint name="default"><PreFlow><Request>${options.steps.map((step) => `<Step><Name>${step}</Name></Step>`).join('')}</Request></PreFlow><HTTPProxyConnection><BasePath>${options.basePath}</BasePath></HTTPProxyConnection>${options.url === undefined ? '<RouteRule name="noroute"/>' : `<RouteRule name="r"><URL>${options.url}</URL></RouteRule>`}</ProxyEndpoint>`,
+    'apiproxy/proxies/default.xml': `<ProxyEndpoint name="default"><PreFlow><Request>${options.steps.map((step) => `<Step><Name>${step}</Name></Step>`).join('')}</Request></PreFlow>${options.flows ?? ''}<HTTPProxyConnection><BasePath>${options.basePath}</BasePath></HTTPProxyConnection>${options.url === undefined ? '<RouteRule name="noroute"/>' : `<RouteRule name="r"><URL>${options.url}</URL></RouteRule>`}</ProxyEndpoint>`,
   };
   for (const [file, xml] of Object.entries(options.policies)) files[`apiproxy/policies/${file}.xml`] = xml;
   const root = join(work, `${++made}`, name);
@@ -66,7 +66,7 @@ describe('migration/apigee/import-bundles: the fixture bundles, imported togethe
     expect(result.files.get('apigee-oauth.yaml')).toMatch(/^# Imported from the Apigee API proxy bundle oauth \(test\/fixtures\/apigee\/oauth\)\n# by `token-gateway import apigee`/);
     expect(result.files.get('apigee-threat-protection.yaml')).toMatch(/^# Imported from the Apigee shared flow bundle threat-protection/);
     expect(parse(result.files.get('apigee-oauth.yaml') ?? '')).toEqual({
-      policies: [{ name: 'oauth.SA-Token', kind: 'spike-arrest', description: expect.stringContaining('SA-Token'), rate: '600pm', identifier: 'ip' }],
+      policies: [{ name: 'oauth.SA-Token', kind: 'spike-arrest', description: expect.stringContaining('SA-Token'), rate: '600pm', burst: 0, identifier: 'ip' }],
     });
     expect(await loadWritten(result)).toHaveLength(9);
   });
@@ -151,6 +151,9 @@ describe('migration/apigee/import-bundles: putting bundles together', () => {
     const result = await importApigee([one, two]);
     expect(result.attachments.tokens).toEqual({ access_ttl: '30m' });
     expect(itemsOf(result.report).notTranslated).toEqual(['step OA: tokens.access_ttl 1h: another token policy sets 30m; the gateway has one lifetime']);
+    // The second policy is in one list only: its lifetime line (and its difference) are taken back.
+    expect(itemsOf(result.report).translated.filter((item) => item.startsWith('OAuthV2 OA: <ExpiresIn>'))).toEqual(['OAuthV2 OA: <ExpiresIn>1800000 -> tokens.access_ttl: 30m']);
+    expect(result.report.differences.filter((item) => item.what === 'OAuthV2 OA')).toHaveLength(1);
   });
 
   it('accounts for every policy no flow runs: translated into nothing, FlowCallouts aside', async () => {
@@ -171,6 +174,61 @@ describe('migration/apigee/import-bundles: putting bundles together', () => {
     expect(result.files.size).toBe(0);
     expect(result.attachments).toEqual({ routes: [] });
     expect(itemsOf(result.report).translated).toEqual(['JSONThreatProtection JTP-Body -> nothing (no flow of the bundles runs it)', 'RegularExpressionProtection RE-Common -> nothing (no flow of the bundles runs it)']);
+  });
+
+  it('writes names that load together when a RegularExpressionProtection tests one thing with several elements', async () => {
+    const regex = '<RegularExpressionProtection name="RE"><QueryParam name="q"><Pattern>a</Pattern></QueryParam><QueryParam name="q"><Pattern>b</Pattern></QueryParam>' +
+      '<Header name="X-A"><Pattern>c</Pattern></Header><Variable name="request.header.X-A"><Pattern>d</Pattern></Variable><URIPath><Pattern>e</Pattern></URIPath><Variable name="request.path"><Pattern>f</Pattern></Variable></RegularExpressionProtection>';
+    const bundle = await proxyBundle('orders', { basePath: '/orders', url: 'https://orders.example', steps: ['V', 'RE'], policies: { V: VERIFY, RE: regex } });
+    const result = await importApigee([bundle]);
+    expect(result.report.complete).toBe(true);
+    expect(await loadWritten(result)).toEqual(['orders.RE.query-q', 'orders.RE.header-X-A', 'orders.RE.uri-path']);
+  });
+
+  it('never writes one name twice: a policy whose entry would take a name already given is left behind instead', async () => {
+    const regex = '<RegularExpressionProtection name="RE"><QueryParam name="q"><Pattern>a</Pattern></QueryParam><URIPath><Pattern>b</Pattern></URIPath></RegularExpressionProtection>';
+    const bundle = await proxyBundle('orders', { basePath: '/orders', url: 'https://orders.example', steps: ['V', 'RE', 'RE.query-q'], policies: { V: VERIFY, RE: regex, SA: spikeArrest('RE.query-q') } });
+    const result = await importApigee([bundle]);
+    expect(itemsOf(result.report).notTranslated).toEqual(['SpikeArrest RE.query-q: its entry would be named orders.RE.query-q, a name already given to RegularExpressionProtection RE']);
+    expect(itemsOf(result.report).translated.filter((item) => item.includes('RE.query-q ->'))).toEqual([]);
+    const names = await loadWritten(result);
+    expect(names).toEqual(['orders.RE.query-q', 'orders.RE.uri-path']);
+    expect(result.attachments.routes[0]?.policies).toEqual(names);
+  });
+
+  it('says how a continueOnError policy relates to mode: report, and never that no flow runs it', async () => {
+    const bundle = await proxyBundle('orders', { basePath: '/orders', url: 'https://orders.example', steps: ['V', 'Soft'], policies: { V: VERIFY, Soft: '<SpikeArrest name="Soft" continueOnError="true"><Rate>1ps</Rate></SpikeArrest>' } });
+    const { report } = await importApigee([bundle]);
+    expect(report.notTranslated).toEqual([expect.objectContaining({ what: 'step Soft (continueOnError="true")', todo: expect.stringMatching(/nearest equivalent is mode: report .* add mode: report to the entry by hand/) })]);
+    expect(report.notTranslated[0]?.why).not.toMatch(/no such mode/);
+    expect(itemsOf(report).translated.filter((item) => item.startsWith('SpikeArrest Soft'))).toEqual([]);
+  });
+
+  it('translates into nothing, and writes nowhere, a policy that only flows Apigee never reaches run', async () => {
+    const flows = '<Flows><Flow name="all"><Request/></Flow><Flow name="late"><Request><Step><Name>Late</Name></Step></Request><Condition>proxy.pathsuffix MatchesPath "/late/**"</Condition></Flow></Flows>';
+    const bundle = await proxyBundle('orders', { basePath: '/orders', url: 'https://orders.example', steps: ['V'], policies: { V: VERIFY, Late: spikeArrest('Late') }, flows });
+    const result = await importApigee([bundle]);
+    expect(result.report.complete).toBe(true);
+    expect(result.files.size).toBe(0);
+    const { translated } = itemsOf(result.report);
+    expect(translated).toEqual(expect.arrayContaining(['flow late -> nothing: never reached in Apigee (flow all before it has no condition)', 'step Late -> nothing (flow late is never reached)', 'SpikeArrest Late -> nothing (no flow of the bundles runs it)']));
+    expect(translated.filter((item) => item.includes('spike-arrest'))).toEqual([]);
+  });
+
+  it('leaves a bundle with nothing to import behind, so that the import is not complete', async () => {
+    const root = join(work, `${++made}`, 'empty2');
+    await mkdir(join(root, 'apiproxy'), { recursive: true });
+    await writeFile(join(root, 'apiproxy', 'empty2.xml'), '<APIProxy name="empty2"/>');
+    const result = await importApigee([root]);
+    expect(result.report.complete).toBe(false);
+    expect(itemsOf(result.report).notTranslated).toEqual(['bundle empty2: nothing to import: no proxy endpoint (apiproxy/proxies/*.xml), shared flow or policy in it']);
+    expect(result.report.render()).toMatch(/import INCOMPLETE/);
+  });
+
+  it('places an empty policy file at its first line', async () => {
+    const bundle = await proxyBundle('orders', { basePath: '/orders', url: 'https://orders.example', steps: ['V'], policies: { V: VERIFY, RE: '' } });
+    const { report } = await importApigee([bundle]);
+    expect(report.render()).toMatch(/\/apiproxy\/policies\/RE\.xml:1: the file: not well-formed XML/);
   });
 
   it('prints the policies folder even when no endpoint chain or lifetime was imported', () => {

@@ -65,7 +65,7 @@ describe('migration/apigee/steps: the steps of a flow, each accounted for', () =
     // [case, the step, the report item]
     ['a step naming no policy of the bundle', 'Nowhere', 'step Nowhere: no policy of that name in the bundle (Apigee would not deploy it)'],
     ['a step with a condition', ['SA', 'request.verb = "POST"'], 'step SA (Condition request.verb = "POST"): a step condition: the gateway runs a route\'s policies on every request of the route'],
-    ['a policy that goes on when it fails (continueOnError)', 'Soft', /^step Soft \(continueOnError="true"\): Apigee lets the request go on when this policy fails/],
+    ['a policy that goes on when it fails (continueOnError)', 'Soft', /^step Soft \(continueOnError="true"\): Apigee lets the request go on when this policy refuses it, so its verdict never counted/],
     ['a FlowCallout to a shared flow not imported', 'FC-Missing', 'step FC-Missing (FlowCallout to elsewhere): the shared flow "elsewhere" is not among the bundles imported'],
   ])('leaves %s behind, linking nothing', (_case, step, item) => {
     const { links, report } = setting();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { itemsOf, loadError, translated } from '../../helpers/apigee.js';
+import { ImportReport } from '../../../src/migration/apigee/report.js';
+import { translatePolicy } from '../../../src/migration/apigee/translate-policy.js';
+import { itemsOf, loadError, policyOf, translated } from '../../helpers/apigee.js';
 
 describe('migration/apigee/translate-policy: one Apigee policy, by its type', () => {
   it.each<[string, string, string | undefined]>([
@@ -45,10 +47,38 @@ describe('migration/apigee/translate-policy: one Apigee policy, by its type', ()
     expect(itemsOf(report).notTranslated).toEqual([expect.stringMatching(/^SpikeArrest P: its translation does not load as a spike-arrest policy \(rate: expected a rate like 30ps or 600pm/)]);
   });
 
-  it('keeps the entries of a policy that load when another of its entries does not', () => {
+  it('writes nothing of a policy one of whose entries does not load, and lists it as not translated only', () => {
     const { result, report } = translated('<RegularExpressionProtection name="P"><Header name="bad header"><Pattern>x</Pattern></Header><URIPath><Pattern>y</Pattern></URIPath></RegularExpressionProtection>');
-    expect(result.entries.map((entry) => entry.name)).toEqual(['orders.P.uri-path']);
+    expect(result.entries).toEqual([]);
     expect(itemsOf(report).notTranslated).toEqual([expect.stringMatching(/^RegularExpressionProtection P: its translation does not load as a regex-protection policy \(apply_to\.headers\.0: expected an HTTP header name\)/)]);
+    expect(report.translated).toEqual([]);
+    expect(report.differences).toEqual([]);
+  });
+
+  it.each<[string, string]>([
+    ['a rate out of range', '<SpikeArrest name="P"><Rate>200000ps</Rate></SpikeArrest>'],
+    ['a rate that is no rate', '<SpikeArrest name="P"><Rate>abc</Rate></SpikeArrest>'],
+    ['a limit past what a number holds', '<JSONThreatProtection name="P"><ObjectEntryNameLength>99999999999999999999</ObjectEntryNameLength></JSONThreatProtection>'],
+  ])('lists a policy whose translation does not load (%s) as not translated only, never also as translated', (_case, xml) => {
+    const { result, report } = translated(xml);
+    expect(result.entries).toEqual([]);
+    expect(report.notTranslated).toHaveLength(1);
+    expect(report.translated).toEqual([]);
+    expect(report.differences).toEqual([]);
+  });
+
+  it('writes a policy withheld by its translator (a limit it could not carry) nowhere but in not translated', () => {
+    const { result, report } = translated('<JSONThreatProtection name="P"><ContainerDepth>0</ContainerDepth><ArrayElementCount>4</ArrayElementCount></JSONThreatProtection>');
+    expect(result).toEqual({ entries: [], withheld: true });
+    expect(itemsOf(report)).toEqual({ translated: [], differences: [], notTranslated: [expect.stringMatching(/^JSONThreatProtection P: <ContainerDepth>0: not a positive whole number/)] });
+  });
+
+  it('refuses a name another policy of the import already has: check would refuse the second', () => {
+    const report = new ImportReport();
+    const taken = new Map([['orders.P', 'SpikeArrest Other']]);
+    const result = translatePolicy(policyOf('<SpikeArrest name="P"><Rate>1ps</Rate></SpikeArrest>'), { report, baseName: 'orders.P', taken });
+    expect(result.entries).toEqual([]);
+    expect(itemsOf(report)).toEqual({ translated: [], differences: [], notTranslated: ['SpikeArrest P: its entry would be named orders.P, a name already given to SpikeArrest Other'] });
   });
 
   it('keeps what the translator says beside its entries (a protected route, token lifetimes)', () => {

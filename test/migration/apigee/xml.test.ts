@@ -59,6 +59,10 @@ describe('migration/apigee/xml: parsing one bundle file', () => {
     expect((outcome(text) as { message: string }).message).toMatch(message);
   });
 
+  it('places a fault without a position (an empty file) at line 1: the report always leads with file:line', () => {
+    expect((outcome('') as { line: number | undefined }).line).toBe(1);
+  });
+
   it('finds child elements, of one name or all, skipping text and comments', () => {
     const root = parseXml('<P>\n  <!-- c -->\n  <A>1</A> text <B/>\n  <A> 2 </A>\n</P>', 'f.xml');
     expect(childElements(root).map((element) => element.localName)).toEqual(['A', 'B', 'A']);

@@ -34,6 +34,7 @@ export function translateJsonThreat(policy: PolicyXml, { report, baseName }: Tra
     kind: 'json-threat',
     description: describedFrom(policy, childText(policy.root, 'DisplayName')),
   };
+  let withheld = false;
   for (const [element, key] of LIMITS) {
     const limit = childElement(policy.root, element);
     const text = textOf(limit);
@@ -43,18 +44,20 @@ export function translateJsonThreat(policy: PolicyXml, { report, baseName }: Tra
       continue;
     }
     if (!/^\d+$/.test(text ?? '') || Number(text) < 1) {
-      entry[key] = 'unlimited';
+      // No stand-in (unlimited would switch the limit off): the policy is not written until the operator says what was meant.
+      withheld = true;
       report.leftBehind(
         placeIn(policy.file, limit),
         `${title}: <${element}>${text}`,
         'not a positive whole number; Apigee\'s reference does not say what it means',
-        `write the limit you meant as ${key} in the policy file (a number, or unlimited)`,
+        `write the policy by hand with the limit you meant as ${key} (a number, or unlimited): it is not written, so that no limit is weaker than Apigee's`,
       );
       continue;
     }
     entry[key] = Number(text);
     report.carried(placeIn(policy.file, limit), `${title}: <${element}>${text}`, `${key}: ${text}`);
   }
+  if (withheld) return { entries: [], withheld };
   entry.max_body_size = 'unlimited';
   entry.require_valid_json = true;
   report.carried(policy.place, title, `json-threat ${baseName} (max_body_size: unlimited, require_valid_json: true)`);

@@ -32,7 +32,9 @@ export function translateSpikeArrest(policy: PolicyXml, { report, baseName }: Tr
     );
     return { entries: [] };
   }
-  const entry: Record<string, unknown> = { name: baseName, kind: 'spike-arrest', description: describedFrom(policy, childText(policy.root, 'DisplayName')), rate };
+  // burst written out, though 0 is the schema's default: Apigee has none, and the file should say so to whoever edits it.
+  const entry: Record<string, unknown> = { name: baseName, kind: 'spike-arrest', description: describedFrom(policy, childText(policy.root, 'DisplayName')), rate, burst: 0 };
+  let withheld = false;
 
   const identifier = childElement(policy.root, 'Identifier');
   if (!identifier) {
@@ -46,9 +48,9 @@ export function translateSpikeArrest(policy: PolicyXml, { report, baseName }: Tr
         placeIn(policy.file, identifier),
         `${title}: <Identifier ref="${ref}">`,
         'the gateway counts callers by client_id, client address, user (token subject) or one header; this variable is none of them',
-        'choose the identifier that partitions callers the same way (identifier: client_id, ip, user, or header with `header:`) and set it in the policy file',
+        'choose the identifier that partitions callers the same way (identifier: client_id, ip, user, or header with `header:`) and write the policy by hand: it is not written, since another identifier would count callers otherwise than Apigee did',
       );
-      entry.identifier = 'all';
+      withheld = true;
     } else {
       Object.assign(entry, mapped);
       report.carried(placeIn(policy.file, identifier), `${title}: <Identifier ref="${ref}">`, `identifier: ${mapped.identifier}${mapped.header ? ` (header ${mapped.header})` : ''}`);
@@ -90,6 +92,7 @@ export function translateSpikeArrest(policy: PolicyXml, { report, baseName }: Tr
         'the gateway counts once for all its instances (through Redis when store: redis), so the rate written is the rate enforced',
     );
   }
+  if (withheld) return { entries: [], withheld };
   report.carried(policy.place, title, `spike-arrest ${baseName} (rate ${rate}, smoothed as in Apigee, burst 0)`);
   return { entries: [entry as { name: string; kind: string }] };
 }

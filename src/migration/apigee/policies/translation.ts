@@ -1,4 +1,4 @@
-import type { ImportReport } from '../report.js';
+import type { Difference, ImportReport, Translated } from '../report.js';
 import type { PolicyXml } from '../policy-xml.js';
 
 /** One entry of our policy files, as it will be written (`name`, `kind`, settings). */
@@ -16,12 +16,23 @@ export interface TranslatedPolicy {
   readonly verifiesToken?: boolean;
   /** OAuthV2 GenerateAccessToken / RefreshAccessToken: the token service's lifetimes. */
   readonly tokens?: { readonly access_ttl?: string; readonly refresh_ttl?: string };
+  /**
+   * Not written at all: a setting it needs (a limit, an identifier) could not
+   * be translated, and writing the rest with a stand-in would enforce a
+   * weaker (or another) protection than Apigee's under the same name. Its
+   * translated lines are dropped; what was left behind says what to do.
+   */
+  readonly withheld?: boolean;
+  /** The report lines this translation wrote, to take back if the import later finds them false. */
+  readonly reported?: { readonly translated: readonly Translated[]; readonly differences: readonly Difference[] };
 }
 
 export interface TranslateContext {
   readonly report: ImportReport;
   /** Our name for this policy (bundle-qualified, sanitised); a policy that becomes several entries suffixes it. */
   readonly baseName: string;
+  /** Names already given to entries in this import (name -> the Apigee policy): each name must be written once. */
+  readonly taken?: Map<string, string>;
 }
 
 export type Translator = (policy: PolicyXml, context: TranslateContext) => TranslatedPolicy;

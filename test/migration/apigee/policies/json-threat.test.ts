@@ -34,9 +34,9 @@ describe('migration/apigee/policies/json-threat: JSONThreatProtection -> json-th
     expect(itemsOf(report).translated).toContain('JSONThreatProtection JTP: no <StringValueLength> -> max_string_length: unlimited');
   });
 
-  it.each([['0'], ['-1'], ['ten'], ['4.5'], ['']])('leaves a limit of %j behind (not a positive whole number), unlimited meanwhile', (text) => {
-    const { result, report } = translate(`<ContainerDepth>${text}</ContainerDepth>`);
-    expect(result.entries[0]).toMatchObject({ max_depth: 'unlimited' });
+  it.each([['0'], ['-1'], ['ten'], ['4.5'], ['']])('leaves a limit of %j behind (not a positive whole number) and writes no policy: no limit is switched off in its place', (text) => {
+    const { result, report } = translate(`<ContainerDepth>${text}</ContainerDepth><ObjectEntryCount>5</ObjectEntryCount>`);
+    expect(result).toEqual({ entries: [], withheld: true });
     expect(itemsOf(report).notTranslated).toEqual([`JSONThreatProtection JTP: <ContainerDepth>${text}: not a positive whole number; Apigee's reference does not say what it means`]);
   });
 

@@ -33,6 +33,37 @@ describe('migration/apigee/policies/regex-protection: RegularExpressionProtectio
     for (const entry of result.entries) expect(loadError(entry)).toBeUndefined();
   });
 
+  it.each<[string, string, Record<string, unknown>, string[]]>([
+    // [case, elements that select one thing, what the one entry tests, its pattern names]
+    ['two <QueryParam name="q">', '<QueryParam name="q"><Pattern>a</Pattern></QueryParam><QueryParam name="q"><Pattern>b</Pattern><Pattern>c</Pattern></QueryParam>', { ...NOTHING, query_params: ['q'] }, ['query-q.1', 'query-q.2', 'query-q.3']],
+    ['<QueryParam name="q"> and request.queryparam.q', '<QueryParam name="q"><Pattern>a</Pattern></QueryParam><Variable name="request.queryparam.q"><Pattern>b</Pattern></Variable>', { ...NOTHING, query_params: ['q'] }, ['query-q.1', 'query-q.2']],
+    ['<Header name="X-A"> and request.header.x-a (header names ignore case)', '<Header name="X-A"><Pattern>a</Pattern></Header><Variable name="request.header.x-a"><Pattern>b</Pattern></Variable>', { ...NOTHING, headers: ['X-A'] }, ['header-X-A.1', 'header-X-A.2']],
+    ['<URIPath> and request.path', '<URIPath><Pattern>a</Pattern></URIPath><Variable name="request.path"><Pattern>b</Pattern></Variable>', { ...NOTHING, path: true }, ['uri-path.1', 'uri-path.2']],
+    ['one JSONPath in two JSONPayloads', '<JSONPayload><JSONPath><Expression>$.a</Expression><Pattern>a</Pattern></JSONPath></JSONPayload><JSONPayload><JSONPath><Expression>$.a</Expression><Pattern>b</Pattern></JSONPath></JSONPayload>', { ...NOTHING, json_body: ['$.a'], json_text: true }, ['json-1.1', 'json-1.2']],
+  ])('merges %s into one entry holding every pattern: Apigee tests that one thing with them all', (_case, inner, applyTo, patternNames) => {
+    const { result, report } = translate(inner);
+    expect(result.entries).toHaveLength(1);
+    expect(result.entries[0]).toMatchObject({ name: 'orders.P', apply_to: applyTo });
+    expect(patternsOf(result.entries[0]).map((each) => each.name)).toEqual(patternNames);
+    expect(loadError(result.entries[0]!)).toBeUndefined();
+    expect(report.translated).toHaveLength(2); // each element still has its line
+  });
+
+  it('names every entry of a policy once, whatever its elements repeat', () => {
+    const { result } = translate(
+      '<QueryParam name="q"><Pattern>a</Pattern></QueryParam><QueryParam name="q"><Pattern>b</Pattern></QueryParam><URIPath><Pattern>c</Pattern></URIPath><Variable name="request.path"><Pattern>d</Pattern></Variable>' +
+        '<JSONPayload><JSONPath><Expression>$.a</Expression><Pattern>e</Pattern></JSONPath></JSONPayload><JSONPayload><JSONPath><Expression>$.b</Expression><Pattern>f</Pattern></JSONPath></JSONPayload>',
+    );
+    const names = result.entries.map((entry) => entry.name);
+    expect(names).toEqual(['orders.P.query-q', 'orders.P.uri-path', 'orders.P.json-1', 'orders.P.json-2']);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('names the entry as the policy when only one element could be translated', () => {
+    const { result } = translate('<URIPath><Pattern>a</Pattern></URIPath><FormParam name="f"><Pattern>b</Pattern></FormParam>');
+    expect(result.entries.map((entry) => entry.name)).toEqual(['orders.P']);
+  });
+
   it('matches case-sensitively and anywhere, as Java does, keeping the Java meaning in RE2', () => {
     const { result, report } = translate('<URIPath><Pattern>abc$</Pattern></URIPath>');
     const [only] = patternsOf(result.entries[0]);

@@ -14,6 +14,8 @@ describe('migration/apigee/policies/spike-arrest: SpikeArrest -> spike-arrest', 
         kind: 'spike-arrest',
         description: 'Imported from Apigee SpikeArrest "SA-Token" (Token requests), bundles/orders/apiproxy/policies/P.xml.',
         rate: '600pm',
+        // Written out (the schema's default), as the doc and the report say: Apigee has no burst.
+        burst: 0,
         identifier: 'ip',
       },
     ]);
@@ -47,9 +49,10 @@ describe('migration/apigee/policies/spike-arrest: SpikeArrest -> spike-arrest', 
     ['an API key\'s app', 'verifyapikey.VK.client_id'],
     ['a header name with a space', 'request.header.X Tenant'],
     ['no name', ''],
-  ])('leaves an Identifier of %s behind and counts every caller together meanwhile', (_what, ref) => {
+  ])('leaves an Identifier of %s behind and writes no policy: no stand-in identifier that counts callers otherwise', (_what, ref) => {
     const { result, report } = translate(`<Rate>30ps</Rate><Identifier ref="${ref}"/>`);
-    expect(result.entries[0]).toMatchObject({ identifier: 'all' });
+    expect(result).toEqual({ entries: [], withheld: true });
+    expect(report.notTranslated[0]?.todo).toMatch(/write the policy by hand: it is not written/);
     expect(itemsOf(report).notTranslated).toEqual([`SpikeArrest SA-Token: <Identifier ref="${ref}">: the gateway counts callers by client_id, client address, user (token subject) or one header; this variable is none of them`]);
   });
 
