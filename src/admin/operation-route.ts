@@ -6,6 +6,8 @@ import type { AdminOperation, OperationRunner } from './operation.js';
 import { sendError, type AdminRoute } from './server.js';
 
 const MAX_INPUT_BYTES = 64 * 1024;
+/** As the token endpoints say during a Redis outage: a reconnect is a matter of a second or so. */
+const RETRY_AFTER_S = 1;
 
 /**
  * The HTTP face of an operation. Access rule: with admin.token_file set,
@@ -21,12 +23,15 @@ export function operationRoute(operation: AdminOperation, access: AdminAccess, r
       if (refusal) return sendError(res, refusal.status, refusal.message);
       let input: Record<string, unknown>;
       try {
-        input = operation.method === 'GET' ? Object.fromEntries(url.searchParams) : await readJsonObject(req);
+        input = operation.method === 'GET' ? queryOf(url) : await readJsonObject(req);
       } catch (error) {
         return sendError(res, 400, (error as Error).message);
       }
       const result = await runner(operation, input);
-      sendJsonText(res, result.status, JSON.stringify(result.body), { 'Cache-Control': 'no-store' });
+      // A 503 is the store (or, with workers, every worker) unable to do it now: the same hint the token endpoints give.
+      const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+      if (result.status === 503) headers['Retry-After'] = String(RETRY_AFTER_S);
+      sendJsonText(res, result.status, JSON.stringify(result.body), headers);
     },
   };
 }
@@ -58,6 +63,20 @@ function namesLoopback(host: string | undefined): boolean {
 function sameSecret(a: string, b: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * A GET's query as its input. A parameter given twice is refused rather than
+ * resolved: `username=alice&username=bob` listing one of them would answer a
+ * question the caller did not ask.
+ */
+function queryOf(url: URL): Record<string, unknown> {
+  const input = new Map<string, string>();
+  for (const [name, value] of url.searchParams) {
+    if (input.has(name)) throw new Error(`query parameter "${name}" given more than once; give each parameter once`);
+    input.set(name, value);
+  }
+  return Object.fromEntries(input);
 }
 
 async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown>> {

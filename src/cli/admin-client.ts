@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import { loadGatewayConfig } from '../config/load.js';
 import { adminAccessOf } from '../admin/access.js';
 import { hostForUrl } from '../listeners/listen.js';
+import { z } from '../config/zod.js';
 import { CommandFailed, CommandLineError, runCommand } from './command-errors.js';
 import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 
@@ -52,16 +53,30 @@ function listenerUrl(host: string, port: number, configFile: string): string {
   return `http://${hostForUrl(reachable)}:${port}`;
 }
 
+/**
+ * A --user or --client value: the admin API refuses a blank one (400), and
+ * that is the command line's mistake (exit 2), found before any call.
+ */
+export function nameOption(option: '--user' | '--client', value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new CommandLineError(`${option} must not be blank, got "${value}"`);
+  return value;
+}
+
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
 
 /** How long a command waits for an answer: revoking every grant of a large client takes a while. */
 const ANSWER_TIMEOUT_MS = 300_000;
 
+/** What a command reads of an operation's answer; fields it does not name are kept (`grants --json` prints them). */
+export type AnswerShape<T> = z.ZodType<T>;
+
 /**
- * One admin API call; the parsed JSON answer of a 2xx, or an
+ * One admin API call; the 2xx answer, checked against `shape`, or a
  * CommandFailed that says what went wrong in words an operator can act on.
+ * Something else answering at the URL (an upstream, another service's port)
+ * is said to be that, never taken for a result.
  */
-export async function callAdmin(connection: AdminConnection, method: 'GET' | 'POST', path: string, input: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+export async function callAdmin<T>(connection: AdminConnection, method: 'GET' | 'POST', path: string, input: Record<string, unknown>, shape: AnswerShape<T>): Promise<T> {
   const headers: Record<string, string> = connection.token === undefined ? {} : { authorization: `Bearer ${connection.token}` };
   let url = `${connection.url}${path}`;
   let body: string | undefined;
@@ -78,13 +93,30 @@ export async function callAdmin(connection: AdminConnection, method: 'GET' | 'PO
   } catch (error) {
     throw new CommandFailed(unreachable(connection.url, error));
   }
-  const answer = await response.json().catch(() => undefined);
-  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) {
-    throw new CommandFailed(`${connection.url} answered ${response.status} without a JSON object: is it the gateway's admin listener?`);
+  const answer: unknown = await response.json().catch(() => undefined);
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw notAdminApi(connection.url, `${response.status} without a JSON object`);
+  if (!response.ok) {
+    const refused = REFUSAL_SHAPE.safeParse(answer);
+    if (!refused.success) throw notAdminApi(connection.url, `${response.status} without "error"`);
+    throw new CommandFailed(refusal(connection, response.status, refused.data.error));
   }
-  const record = answer as Record<string, unknown>;
-  if (response.ok) return record;
-  throw new CommandFailed(refusal(connection, response.status, typeof record.error === 'string' ? record.error : JSON.stringify(record)));
+  const parsed = shape.safeParse(answer);
+  if (!parsed.success) throw notAdminApi(connection.url, `${response.status} with ${firstIssue(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The admin API's refusal envelope (src/admin/server.ts sendError). */
+const REFUSAL_SHAPE = z.object({ error: z.string() });
+
+function notAdminApi(url: string, what: string): CommandFailed {
+  return new CommandFailed(`${url}: not an answer of the token-gateway admin API (${what})`);
+}
+
+/** One issue is enough to tell a wrong listener: `"grants": required: expected a list`. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const where = issue.path.length === 0 ? 'the answer' : `"${issue.path.join('.')}"`;
+  return `${where}: ${issue.message}`;
 }
 
 function unreachable(url: string, error: unknown): string {

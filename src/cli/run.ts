@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CommandLineError } from './command-errors.js';
 import { appsCommand } from './commands/apps.js';
-import { checkCommand } from './commands/check.js';
+import { CHECK_USAGE, checkCommand } from './commands/check.js';
 import { grantsCommand } from './commands/grants.js';
 import { HASH_SECRET_USAGE, hashSecretCommand } from './commands/hash-secret.js';
 import { IMPORT_USAGE, importCommand } from './commands/import.js';
@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG_FILE, EXIT, type CommandIo } from './io.js';
 import { keysCommand } from './commands/keys.js';
 import { policyCommand } from './commands/policy.js';
 import { revokeCommand } from './commands/revoke.js';
-import { serveCommand } from './commands/serve.js';
+import { SERVE_USAGE, serveCommand } from './commands/serve.js';
 import { usersCommand } from './commands/users.js';
 
 const USAGE = `usage: token-gateway <command> [options]
@@ -44,16 +44,20 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
   try {
     switch (command) {
       case 'serve': {
-        const { values } = parseArgs({ args: [...rest], options: { config: { type: 'string' }, port: { type: 'string' } }, strict: true });
+        const { values } = parseArgs({ args: [...rest], options: { config: { type: 'string' }, port: { type: 'string' }, ...HELP_OPTION }, strict: true });
+        if (values.help) return printUsage(io, SERVE_USAGE);
         const port = values.port === undefined ? undefined : parsePort(values.port);
         const outcome = await serveCommand({ configFile: values.config ?? DEFAULT_CONFIG_FILE, port }, io);
         return typeof outcome === 'number' ? outcome : 'running';
       }
-      case 'hash-secret':
-        parseArgs({ args: [...rest], options: {}, strict: true });
+      case 'hash-secret': {
+        const { values } = parseArgs({ args: [...rest], options: HELP_OPTION, strict: true });
+        if (values.help) return printUsage(io, HASH_SECRET_USAGE);
         return await hashSecretCommand(io);
+      }
       case 'check': {
-        const { values } = parseArgs({ args: [...rest], options: { config: { type: 'string' } }, strict: true });
+        const { values } = parseArgs({ args: [...rest], options: { config: { type: 'string' }, ...HELP_OPTION }, strict: true });
+        if (values.help) return printUsage(io, CHECK_USAGE);
         return await checkCommand(values.config ?? DEFAULT_CONFIG_FILE, io);
       }
       case 'keys':
@@ -86,11 +90,22 @@ export async function run(argv: readonly string[], io: CommandIo): Promise<numbe
     }
   } catch (error) {
     if (error instanceof CommandLineError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`token-gateway ${command}: ${(error as Error).message}\n\n${command === 'hash-secret' ? HASH_SECRET_USAGE : command === 'import' ? IMPORT_USAGE : USAGE}\n`);
+      io.stderr.write(`token-gateway ${command}: ${(error as Error).message}\n\n${COMMAND_USAGES[command ?? ''] ?? USAGE}\n`);
       return EXIT.usage;
     }
     throw error;
   }
+}
+
+/** Every command takes --help (or -h): its usage on standard output, exit 0. */
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** The usage shown with a command-line mistake of the commands parsed here (the others show their own). */
+const COMMAND_USAGES: Readonly<Record<string, string>> = { serve: SERVE_USAGE, check: CHECK_USAGE, 'hash-secret': HASH_SECRET_USAGE, import: IMPORT_USAGE };
+
+function printUsage(io: CommandIo, usage: string): number {
+  io.stdout.write(`${usage}\n`);
+  return EXIT.ok;
 }
 
 function parsePort(text: string): number {

@@ -3,6 +3,7 @@ import { accountsSchema, type AccountsFile } from '../accounts/schema.js';
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { GatewayConfig } from '../config/schema.js';
+import { namedIn } from '../config/load.js';
 import { loadYamlFile } from '../config/yaml-file.js';
 import { KeyRingKeeper } from '../keys/keeper.js';
 import { KeyRing } from '../keys/key-ring.js';
@@ -23,7 +24,8 @@ export interface LoadedAccounts {
 /** accounts.yaml, or the registry a caller (a test, the CLI) already holds. */
 export async function loadAccounts(config: GatewayConfig, given: AccountRegistry | undefined): Promise<LoadedAccounts> {
   if (given) return { registry: given, file: undefined };
-  const file = await loadYamlFile(config.accounts, accountsSchema);
+  // At gateway.yaml's `accounts:` line when the file cannot be read: the operator's typo is there.
+  const file = await loadYamlFile(config.accounts, accountsSchema, namedIn(config, 'accounts'));
   return { registry: await AccountRegistry.fromAccounts(file), file };
 }
 

@@ -62,6 +62,19 @@ describe('an admin operation over HTTP', () => {
     expect(seen.length).toBe(before);
   });
 
+  it.each([
+    ['?username=demo-user&username=x', 'username'],
+    ['?limit=5&username=alice&limit=6', 'limit'],
+    ['?username=alice&username=alice', 'username'],
+    ['?__proto__=a&__proto__=b', '__proto__'],
+  ])('refuses a GET whose query gives a parameter twice (%s) with 400 naming it, without running the operation', async (query, name) => {
+    const before = seen.length;
+    const response = await call('loopback', 'GET', { query });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: `query parameter "${name}" given more than once; give each parameter once` });
+    expect(seen.length).toBe(before);
+  });
+
   describe('the access rule', () => {
     it('serves anyone on a loopback listener without admin.token_file', async () => {
       expect((await call('loopback', 'GET')).status).toBe(202);
@@ -123,5 +136,33 @@ describe('an admin operation over HTTP', () => {
       req.end();
     });
     expect(status).toBe(202);
+  });
+});
+
+describe('an admin operation that cannot be done now', () => {
+  let server: AdminServer;
+  beforeAll(async () => {
+    const answers: Record<string, { status: number; body: unknown }> = {
+      '/admin/v1/unavailable': { status: 503, body: { error: 'not possible right now (redis is reconnecting); try again' } },
+      '/admin/v1/refused': { status: 409, body: { error: 'not now' } },
+    };
+    const routes = new Map(
+      Object.entries(answers).map(([path, answer]) => [path, operationRoute({ path, method: 'POST', run: async () => answer }, { token: undefined, loopback: true }, async () => answer)] as const),
+    );
+    server = await startAdminServer(routes, '127.0.0.1', 0, () => undefined);
+  });
+  afterAll(() => server.close());
+
+  it('answers 503 in the admin envelope with Retry-After: 1', async () => {
+    const response = await fetch(`${server.url}/admin/v1/unavailable`, { method: 'POST' });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(await response.json()).toEqual({ error: 'not possible right now (redis is reconnecting); try again' });
+  });
+
+  it('says nothing about retrying a refusal of another status', async () => {
+    const response = await fetch(`${server.url}/admin/v1/refused`, { method: 'POST' });
+    expect(response.status).toBe(409);
+    expect(response.headers.get('retry-after')).toBeNull();
   });
 });

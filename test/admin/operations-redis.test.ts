@@ -2,7 +2,7 @@ import { decodeProtectedHeader } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminCall } from '../helpers/admin.js';
 import { APP, OTHER_APP, OTHER_USER, USER } from '../helpers/accounts.js';
-import { callProtected, errorOf, issueTokens, refreshGrant } from '../helpers/gateway.js';
+import { callProtected, errorOf, issueTokens, refreshGrant, untilDegraded } from '../helpers/gateway.js';
 import { GatewayProcess } from '../helpers/gateway-process.js';
 import { RedisServer } from '../helpers/redis-server.js';
 import { eventually } from '../helpers/eventually.js';
@@ -93,5 +93,46 @@ describe('admin operations on instances sharing a redis', () => {
       expect((await callProtected(gateway.url, before.access_token)).status).toBe(401);
       expect(body.dropped).not.toContain(decodeProtectedHeader((await login(gateway.url, USER, APP)).access_token).kid);
     }
+  });
+});
+
+describe('admin operations while redis is away', () => {
+  let own: RedisServer;
+  beforeAll(async () => {
+    own = await RedisServer.start();
+  });
+  afterAll(() => own?.dispose());
+
+  it('writes and store reads answer 503 in the admin envelope with Retry-After: 1, and log the outage without a stack', async () => {
+    const gateway = await GatewayProcess.start({ environment: uniqueEnvironment(), store: own.url, issuer: 'https://api.example.com' });
+    running.push(gateway);
+    await gateway.ready();
+    await login(gateway.url, USER, APP);
+    await own.stop();
+    await untilDegraded(gateway.adminUrl!, 10_000);
+
+    const calls: Array<[string, string, Record<string, unknown> | undefined]> = [
+      ['POST', '/admin/v1/revocations', { username: USER.username }],
+      ['POST', '/admin/v1/revocations', { client_id: APP.client_id }],
+      ['GET', '/admin/v1/grants', undefined],
+    ];
+    for (const [method, path, input] of calls) {
+      const response = await fetch(`${gateway.adminUrl}${path}`, {
+        method,
+        headers: input ? { 'content-type': 'application/json' } : {},
+        body: input ? JSON.stringify(input) : undefined,
+      });
+      expect({ path, status: response.status, retryAfter: response.headers.get('retry-after') }).toEqual({ path, status: 503, retryAfter: '1' });
+      expect(await response.json()).toEqual({ error: expect.stringMatching(/redis/) });
+    }
+    // Expected unavailability is a reason, not a stack: stacks are for unexpected failures (docs/monitoring.md).
+    // Expected unavailability is a reason, not a stack: stacks are for unexpected failures (docs/monitoring.md).
+    const halfWayLines = () => gateway.lines.filter((line) => line.msg === 'admin: revoking every grant stopped half-way');
+    const halfWay = await eventually(() => halfWayLines().length === 2 && halfWayLines(), { what: 'both half-way lines in the log' });
+    expect(halfWay).toEqual([
+      expect.objectContaining({ level: 40, username: USER.username, revoked: 0, code: 'SERVICE_UNAVAILABLE', reason: expect.stringMatching(/redis/) }),
+      expect.objectContaining({ level: 40, clientId: APP.client_id, revoked: 0, code: 'SERVICE_UNAVAILABLE', reason: expect.stringMatching(/redis/) }),
+    ]);
+    for (const line of gateway.lines.filter((line) => String(line.msg).startsWith('admin'))) expect(line).not.toHaveProperty('err');
   });
 });

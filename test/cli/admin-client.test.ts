@@ -4,9 +4,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { USER } from '../helpers/accounts.js';
+import { adminCall } from '../helpers/admin.js';
 import { bootGateway, type TestGateway } from '../helpers/gateway.js';
 import { cli, cliConfig, configWithoutToken, folder, gatewayForCli, makeFolder, removeFolder } from '../helpers/admin-cli.js';
 import { refusingPort } from '../helpers/refusing-port.js';
+import { startRawUpstream } from '../helpers/raw-upstream.js';
+import { startUpstream, type TestUpstream } from '../helpers/upstream.js';
 
 beforeAll(makeFolder);
 afterAll(removeFolder);
@@ -22,10 +25,11 @@ describe('the admin client against a running gateway', () => {
   });
 
   it("shows the admin API's 4xx message as sent, with exit code 1", async () => {
-    // A blank name passes the command line and is refused by the gateway.
-    const outcome = await cli('grants', '--config', gw.config, '--user', ' ');
-    expect(outcome).toMatchObject({ code: 1, stdout: '' });
-    expect(outcome.stderr).toBe('token-gateway grants: "username" must be a non-empty string\n');
+    // The next key of a gateway just started was published too recently to drop the previous ones: a 409 of the gateway's.
+    const { status, body } = await adminCall(gw.tg.gateway.adminUrl, 'POST', '/admin/v1/keys/rotate', { drop_previous: true });
+    expect(status).toBe(409);
+    const outcome = await cli('keys', 'rotate', '--drop-previous', '--config', gw.config);
+    expect(outcome).toEqual({ code: 1, stdout: '', stderr: `token-gateway keys: ${body.error}\n` });
   });
 });
 
@@ -50,6 +54,51 @@ describe('admin commands and the access rule', () => {
     const wrong = await cli('keys', 'rotate', '--config', await cliConfig(tg, { token_file: wrongFile }));
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(`the token in ${wrongFile} is not the one this gateway was started with`);
+  });
+});
+
+describe('admin commands pointed at something that is not the admin listener', () => {
+  // An upstream answering every path 200 with JSON of its own, as a wrong port in --admin would find.
+  let other: TestUpstream;
+  beforeAll(async () => {
+    other = await startUpstream();
+  });
+  afterAll(() => other.close());
+
+  const commands: Array<[string, string[], string]> = [
+    ['grants', ['grants'], '"total": required: expected a number'],
+    ['keys', ['keys', 'rotate'], '"kid": required: expected a string'],
+    ['revoke', ['revoke', '--user', 'x'], '"revoked": required: expected a number'],
+  ];
+  for (const [name, args, issue] of commands) {
+    it(`${args.join(' ')} says so in one line with exit code 1, and prints no result`, async () => {
+      const outcome = await cli(...args, '--admin', other.url, '--config', await configWithoutToken());
+      expect(outcome).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `token-gateway ${name}: ${other.url}: not an answer of the token-gateway admin API (200 with ${issue})\n`,
+      });
+    });
+  }
+
+  it('the same for a refusal without the admin API\'s "error", and for an answer that is not JSON', async () => {
+    const raw = await startRawUpstream();
+    try {
+      const json = '{"message":"Not Found"}';
+      raw.answer('grants', { bytes: `HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: ${json.length}\r\n\r\n${json}` });
+      const config = await configWithoutToken();
+      expect(await cli('grants', '--admin', raw.url, '--config', config)).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `token-gateway grants: ${raw.url}: not an answer of the token-gateway admin API (404 without "error")\n`,
+      });
+      // Every other path gets a plain-text `ok`.
+      expect((await cli('revoke', '--client', 'c', '--admin', raw.url, '--config', config)).stderr).toBe(
+        `token-gateway revoke: ${raw.url}: not an answer of the token-gateway admin API (200 without a JSON object)\n`,
+      );
+    } finally {
+      await raw.close();
+    }
   });
 });
 
@@ -82,6 +131,11 @@ describe('admin commands without a gateway', () => {
     ['an unknown keys subcommand', ['keys', 'spin'], 'unknown keys command "spin"'],
     ['an unknown option', ['grants', '--everything'], "Unknown option '--everything'"],
     ['an --admin that is not a URL', ['grants', '--admin', 'localhost:9901'], '--admin must be an http:// or https:// URL'],
+    // Before any call: with no gateway running, a call would say so instead.
+    ['revoke with a blank --user', ['revoke', '--user', ''], '--user must not be blank, got ""'],
+    ['revoke with a blank --client', ['revoke', '--client', ' '], '--client must not be blank, got " "'],
+    ['grants with a blank --user', ['grants', '--user', ''], '--user must not be blank, got ""'],
+    ['grants with a blank --client', ['grants', '--client', ' '], '--client must not be blank, got " "'],
   ];
   for (const [name, args, message] of usageErrors) {
     it(`exit 2 with the usage for ${name}`, async () => {

@@ -1,7 +1,7 @@
 import { accountsSchema, type AccountsFile } from '../../accounts/schema.js';
 import { adminAccessOf } from '../../admin/access.js';
 import { ConfigError, formatIssue, StartupError } from '../../config/errors.js';
-import { loadGatewayConfig } from '../../config/load.js';
+import { loadGatewayConfig, namedIn } from '../../config/load.js';
 import { describeStore } from '../../config/store-schema.js';
 import { loadYamlFile } from '../../config/yaml-file.js';
 import { keySealerFor } from '../../keys/sealing.js';
@@ -9,6 +9,11 @@ import { readTlsCredentials } from '../../listeners/tls-listener.js';
 import { loadPolicySetOffline } from '../../policies/offline.js';
 import { redisPassword } from '../../store/redis/connection.js';
 import { EXIT, type CommandIo } from '../io.js';
+
+export const CHECK_USAGE = `usage: token-gateway check [--config FILE]
+  Validates the config and every file it names (accounts, policies, the TLS pair, admin.token_file, the Redis
+  secrets) without connecting to anything; prints ok, or each problem as file:line: key: problem (exit 1).
+  --config FILE   the gateway's config (default ./gateway.yaml)`;
 
 /**
  * Validates gateway.yaml, every file it names (accounts, policies, the TLS
@@ -34,7 +39,7 @@ export async function checkCommand(configFile: string, io: CommandIo): Promise<n
       return undefined;
     }
   };
-  const accounts: AccountsFile | undefined = await attempt(() => loadYamlFile(config.accounts, accountsSchema));
+  const accounts: AccountsFile | undefined = await attempt(() => loadYamlFile(config.accounts, accountsSchema, namedIn(config, 'accounts')));
   // Policies attach to apps too: without a readable accounts file they are checked against none.
   const policies = await attempt(() => loadPolicySetOffline(config, accounts?.apps ?? []));
   await attempt(() => keySealerFor(config));

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT } from '../../admin/operations/list-grants.js';
+import { z } from '../../config/zod.js';
 import { CommandLineError } from '../command-errors.js';
-import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, adminConnection, callAdmin, runAdminCommand } from '../admin-client.js';
+import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, adminConnection, callAdmin, nameOption, runAdminCommand } from '../admin-client.js';
 import { EXIT, type CommandIo } from '../io.js';
 import { formatTable } from '../table.js';
 
@@ -13,20 +14,23 @@ export const GRANTS_USAGE = `usage: token-gateway grants [--user NAME] [--client
   --json          the admin API's answer as JSON, for scripts
 ${ADMIN_CONNECTION_USAGE}`;
 
-interface Grant {
-  grantId: string;
-  username: string;
-  clientId: string;
-  issuedAt: string;
-  lastRefreshedAt: string | null;
-  expiresAt: string;
-}
+/** GET /admin/v1/grants as docs/operations.md gives it; what the table reads is checked, the rest kept for --json. */
+const GRANTS_ANSWER = z.looseObject({
+  total: z.number(),
+  truncated: z.boolean(),
+  grants: z.array(
+    z.looseObject({
+      grantId: z.string(),
+      username: z.string(),
+      clientId: z.string(),
+      issuedAt: z.string(),
+      lastRefreshedAt: z.string().nullable(),
+      expiresAt: z.string(),
+    }),
+  ),
+});
 
-interface GrantsAnswer {
-  total: number;
-  truncated: boolean;
-  grants: Grant[];
-}
+type GrantsAnswer = z.infer<typeof GRANTS_ANSWER>;
 
 /** `token-gateway grants`: GET /admin/v1/grants, as a table or as JSON. */
 export function grantsCommand(args: readonly string[], io: CommandIo): Promise<number> {
@@ -36,6 +40,8 @@ export function grantsCommand(args: readonly string[], io: CommandIo): Promise<n
       options: { ...ADMIN_CONNECTION_OPTIONS, user: { type: 'string' }, client: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
       strict: true,
     });
+    nameOption('--user', values.user);
+    nameOption('--client', values.client);
     if (values.limit !== undefined) checkLimit(values.limit);
     const connection = await adminConnection(values);
     const query = {
@@ -43,7 +49,7 @@ export function grantsCommand(args: readonly string[], io: CommandIo): Promise<n
       ...(values.client === undefined ? {} : { client_id: values.client }),
       ...(values.limit === undefined ? {} : { limit: values.limit }),
     };
-    const answer = (await callAdmin(connection, 'GET', '/admin/v1/grants', query)) as unknown as GrantsAnswer;
+    const answer = await callAdmin(connection, 'GET', '/admin/v1/grants', query, GRANTS_ANSWER);
     io.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : grantsTable(answer));
     return EXIT.ok;
   });

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { z } from '../../config/zod.js';
 import { CommandLineError } from '../command-errors.js';
 import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, adminConnection, callAdmin, runAdminCommand } from '../admin-client.js';
 import { EXIT, type CommandIo } from '../io.js';
@@ -18,21 +19,21 @@ export const KEYS_USAGE = `usage: token-gateway keys rotate [--drop-previous] [-
   max-age). With --drop-previous: a leaked key, replaced and refused at once.
 ${ADMIN_CONNECTION_USAGE}`;
 
-interface RotationAnswer {
-  kid: string;
-  signsFrom: string;
-  signingNow: boolean;
-  previousKid: string;
-  nextKid: string;
-  nextSignsFrom: string;
-  published: string[];
-  dropped: string[];
-  confirmedEverywhere: boolean;
-  confirmed: string[];
-  unconfirmed: Array<{ instance: string; lastSeen: string; live: boolean }>;
-  note?: string;
-  warning?: string;
-}
+/** POST /admin/v1/keys/rotate as docs/operations.md gives it: what the command prints and decides its exit code by. */
+const ROTATION_ANSWER = z.looseObject({
+  kid: z.string(),
+  signsFrom: z.string(),
+  signingNow: z.boolean(),
+  previousKid: z.string(),
+  nextKid: z.string(),
+  nextSignsFrom: z.string(),
+  published: z.array(z.string()),
+  dropped: z.array(z.string()),
+  confirmedEverywhere: z.boolean(),
+  confirmed: z.array(z.string()),
+  note: z.string().optional(),
+  warning: z.string().optional(),
+});
 
 /** `token-gateway keys rotate`: POST /admin/v1/keys/rotate. */
 export function keysCommand(args: readonly string[], io: CommandIo): Promise<number> {
@@ -48,7 +49,7 @@ export function keysCommand(args: readonly string[], io: CommandIo): Promise<num
     }
     const connection = await adminConnection(values);
     const input = { ...(values['drop-previous'] ? { drop_previous: true } : {}), ...(values.emergency ? { immediate: true } : {}) };
-    const answer = (await callAdmin(connection, 'POST', '/admin/v1/keys/rotate', input)) as unknown as RotationAnswer;
+    const answer = await callAdmin(connection, 'POST', '/admin/v1/keys/rotate', input, ROTATION_ANSWER);
     io.stdout.write(
       `new signing key: ${answer.kid} (signs ${answer.signingNow ? 'from' : 'only from'} ${answer.signsFrom})\n` +
         (answer.signingNow ? '' : `until then:      ${answer.previousKid} goes on signing\n`) +

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import { METHODS } from 'node:http';
 import { parseArgs } from 'node:util';
 import { accountsSchema } from '../../accounts/schema.js';
 import { systemClock, type Clock } from '../../clock.js';
 import { ConfigError, formatIssue, StartupError } from '../../config/errors.js';
-import { loadGatewayConfig } from '../../config/load.js';
+import { loadGatewayConfig, namedIn } from '../../config/load.js';
 import { loadYamlFile } from '../../config/yaml-file.js';
 import { parseAddress } from '../../net/address-range.js';
 import { dryRun, passes, syntheticRequest, type DryRunRequest, type DryRunVerdict } from '../../policies/dry-run.js';
@@ -92,7 +93,7 @@ async function policyTest(values: Values, io: CommandIo): Promise<number> {
   const request = await requestOf(values, fromFile);
   const at = timeOf(values.at);
   const config = await loadGatewayConfig(values.config ?? DEFAULT_CONFIG_FILE);
-  const accounts = await loadYamlFile(config.accounts, accountsSchema);
+  const accounts = await loadYamlFile(config.accounts, accountsSchema, namedIn(config, 'accounts'));
   const clock: Clock = { now: () => at, setTimer: systemClock.setTimer };
   const set = await loadPolicySetOffline(config, accounts.apps, clock);
   const rawPath = request.target.split('?')[0] as string;
@@ -113,11 +114,15 @@ async function policyTest(values: Values, io: CommandIo): Promise<number> {
 
 /** The request file, with the flags laid over it: method and path replaced, headers added, body replaced. */
 async function requestOf(values: Values, file: RequestFromFile | undefined): Promise<DryRunRequest> {
+  if (values.route !== undefined && values.endpoint !== undefined) throw new CommandLineError('give --route or --endpoint, not both');
   if (values.body !== undefined && values['body-file'] !== undefined) throw new CommandLineError('give --body or --body-file, not both');
   const body = values.body !== undefined ? Buffer.from(values.body) : values['body-file'] !== undefined ? await readBodyFile(values['body-file']) : file?.body;
   const target = pathOf(values.path ?? file?.target ?? values.route ?? values.endpoint);
   const method = (values.method ?? file?.method ?? (body && body.length > 0 ? 'POST' : 'GET')).toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new CommandLineError(`--method must be an HTTP method like GET or POST, got "${method}"`);
+  if (!METHODS.includes(method)) {
+    const given = values.method === undefined ? "the request file's method" : '--method';
+    throw new CommandLineError(`${given} must be one the gateway can receive, like GET or POST (node's HTTP parser answers 400 to any other), got "${method}"`);
+  }
   const clientAddress = values['client-address'] ?? '127.0.0.1';
   if (!parseAddress(clientAddress)) throw new CommandLineError(`--client-address must be an IPv4 or IPv6 address, got "${clientAddress}"`);
   const headers = [...(file?.headers ?? []), ...(values.header ?? []).map(headerOf)];

@@ -13,6 +13,11 @@ import { EXIT, type CommandIo } from '../io.js';
 /** After the drain, how long a log reader that is behind may take the last lines before the exit writes the rest. */
 const LOG_DRAIN_MS = 2_000;
 
+export const SERVE_USAGE = `usage: token-gateway serve [--config FILE] [--port N]
+  Runs the gateway until SIGTERM or SIGINT (a graceful stop); SIGHUP reloads the config, accounts, policies and TLS files.
+  --config FILE   the gateway's config (default ./gateway.yaml)
+  --port N        the client listener's port instead of listen.port, a whole number from 0 to 65535 (0: one chosen at start)`;
+
 export interface ServeOptions {
   configFile: string;
   port?: number;

@@ -115,4 +115,20 @@ describe('GET /admin/v1/grants', () => {
       expect(answer.body.error).toContain(message);
     });
   }
+
+  it('refuses a parameter given twice with 400 naming it, rather than using one of them', async () => {
+    await login(USER, APP);
+    for (const [path, name] of [
+      ['/admin/v1/grants?username=demo-user&username=x', 'username'],
+      ['/admin/v1/grants?limit=1&limit=2', 'limit'],
+      ['/admin/v1/refusals/recent?limit=1&limit=2', 'limit'],
+    ]) {
+      const response = await fetch(`${tg.gateway.adminUrl}${path}`);
+      expect({ path, status: response.status, body: await response.json() }).toEqual({
+        path,
+        status: 400,
+        body: { error: `query parameter "${name}" given more than once; give each parameter once` },
+      });
+    }
+  });
 });

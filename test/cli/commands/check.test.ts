@@ -79,6 +79,7 @@ describe('token-gateway check', () => {
     const file = await workspace('accounts: ./missing.yaml\n');
     const { code, stderr } = await runCli(['check', '--config', file]);
     expect(code).toBe(1);
-    expect(stderr).toContain('missing.yaml: cannot read file (ENOENT)');
+    // At the key that named it, with the path it resolved to.
+    expect(stderr).toMatch(/gateway\.yaml:1: accounts: cannot read \/.*\/missing\.yaml \(ENOENT\)\n/);
   });
 });

@@ -219,10 +219,26 @@ describe('token-gateway policy test: bad input is exit 2 with one clear line, ne
     ['a header without a colon', ['--path', '/partners/x', '--header', 'X-Flag'], /--header must be 'Name: value'/],
     ['an unknown route', ['--route', '/elsewhere/'], /--route must be a route of .*gateway\.yaml \(\/partners\/, \/json\/\)/],
     ['a request file that is missing', ['--request-file', '/nonexistent/req.har'], /cannot read \/nonexistent\/req\.har \(ENOENT\)/],
+    ['both --route and --endpoint', ['--route', '/partners/', '--endpoint', '/oauth2/v1/token'], /^token-gateway policy: give --route or --endpoint, not both\n/],
+    // The gateway's listener (node's HTTP parser) answers 400 to any method not in node:http METHODS, before any policy.
+    ['a method the gateway cannot receive', ['--path', '/partners/x', '--method', 'FOO'], /^token-gateway policy: --method must be one the gateway can receive, like GET or POST \(node's HTTP parser answers 400 to any other\), got "FOO"\n/],
+    ['a method that is not HTTP token syntax', ['--path', '/partners/x', '--method', 'A B'], /--method must be one the gateway can receive, .*got "A B"/],
   ])('%s', async (_case, args, message) => {
     const { code, stderr } = await policyTest(...args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+  });
+
+  it("names the request file's method when that is the one the gateway cannot receive", async () => {
+    const { code, stderr } = await policyTest('--request-file', await requestFile('foo.sh', 'curl -X FOO http://h/partners/x'));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^token-gateway policy: the request file's method must be one the gateway can receive, .*got "FOO"\n/);
+  });
+
+  it('takes an extension method the gateway can receive (PROPFIND), in any case', async () => {
+    const { code, stdout } = await policyTest('--path', '/partners/x', '--method', 'propfind', '--client-address', '10.20.2.5', '--at', MONDAY_9AM, '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).request.method).toBe('PROPFIND');
   });
 
   it('prints the problems of an invalid policy file with file:line and exits 2', async () => {
