@@ -45,12 +45,13 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** Checks the options once, at construction, so that a mistake shows where the client is made. */
 export function readOptions(options: TokenClientOptions): ClientSettings {
-  const base = new URL(String(options.baseUrl));
+  if (typeof options !== 'object' || options === null) throw new TypeError('the options must be an object: baseUrl, clientId, clientSecret, username, password');
+  const base = urlOption(options.baseUrl, 'baseUrl');
   if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('baseUrl must be an http:// or https:// URL');
   if (base.search || base.hash) throw new TypeError('baseUrl must not have a query or fragment');
   if (base.username || base.password) throw new TypeError('baseUrl must not hold credentials: use clientId and clientSecret');
   const baseUrl = base.href.replace(/\/+$/, '');
-  const fetch = options.fetch ?? defaultFetch();
+  const fetch = options.fetch === undefined ? defaultFetch() : functionOption(options.fetch, 'fetch');
   return {
     endpoint: {
       fetch,
@@ -61,10 +62,35 @@ export function readOptions(options: TokenClientOptions): ClientSettings {
       clientSecret: headerSafe(options.clientSecret, 'clientSecret'),
     },
     user: { username: present(options.username, 'username'), password: present(options.password, 'password') },
-    now: options.now ?? Date.now,
+    now: options.now === undefined ? Date.now : functionOption(options.now, 'now'),
     renewAfterMs: positive(options.renewAfterMs ?? DEFAULT_RENEW_AFTER_MS, 'renewAfterMs'),
-    allowedOrigins: new Set([base.origin, ...(options.apiOrigins ?? []).map((origin) => new URL(String(origin)).origin)]),
+    allowedOrigins: new Set([base.origin, ...apiOriginsOf(options.apiOrigins)]),
   };
+}
+
+/**
+ * A URL option, parsed. URL's own error carries the whole input, and a
+ * malformed base URL may hold credentials (`https://app:secret@host name`):
+ * the message names the option, never the value.
+ */
+function urlOption(value: unknown, name: string): URL {
+  if (typeof value !== 'string' && !(value instanceof URL)) throw new TypeError(`${name} must be a URL (a string or a URL object)`);
+  try {
+    return new URL(String(value));
+  } catch {
+    throw new TypeError(`${name} is not an absolute URL such as https://api.example.com`);
+  }
+}
+
+function apiOriginsOf(origins: unknown): string[] {
+  if (origins === undefined) return [];
+  if (!Array.isArray(origins)) throw new TypeError('apiOrigins must be a list of URLs');
+  return origins.map((origin, index) => urlOption(origin, `apiOrigins[${index}]`).origin);
+}
+
+function functionOption<T>(value: T, name: string): T {
+  if (typeof value !== 'function') throw new TypeError(`${name} must be a function`);
+  return value;
 }
 
 function defaultFetch(): FetchLike {

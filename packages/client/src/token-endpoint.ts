@@ -81,7 +81,8 @@ function toIssuedTokens(body: Record<string, unknown>): IssuedTokens | undefined
 
 /** The gateway's envelope becomes a TokenGatewayError; any other answer a TokenRequestError. */
 async function errorFrom(response: Response, path: string): Promise<Error> {
-  const body = (await readJson(response).catch(() => undefined)) as Partial<ErrorEnvelope> | undefined;
+  // A body that stops arriving is a timeout (with the status that did arrive), not an answer without an envelope.
+  const body = (await readJson(response)) as Partial<ErrorEnvelope> | undefined;
   const first = Array.isArray(body?.errors) ? body.errors[0] : undefined;
   if (typeof first?.errorCode !== 'string' || typeof first.message !== 'string') {
     return new TokenRequestError(`${path} answered ${response.status} without the gateway's error envelope`, { status: response.status });
@@ -100,7 +101,7 @@ async function readJson(response: Response): Promise<unknown> {
   try {
     return await response.json();
   } catch (error) {
-    if (isTimeout(error)) throw new TokenRequestError(`the answer of ${response.url || 'the gateway'} did not arrive in time`, { cause: error });
+    if (isTimeout(error)) throw new TokenRequestError(`the answer of ${response.url || 'the gateway'} did not arrive in time`, { status: response.status, cause: error });
     return undefined;
   }
 }

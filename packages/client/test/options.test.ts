@@ -36,7 +36,12 @@ describe('readOptions: checked once, at construction', () => {
     ['a baseUrl with a query', { baseUrl: 'https://gw.example.com/?region=eu' }, 'baseUrl must not have a query or fragment'],
     ['a baseUrl with a fragment', { baseUrl: 'https://gw.example.com/#top' }, 'baseUrl must not have a query or fragment'],
     ['a baseUrl holding credentials', { baseUrl: `https://app-one:${SECRET}@gw.example.com` }, 'baseUrl must not hold credentials: use clientId and clientSecret'],
-    ['a baseUrl that is no URL', { baseUrl: 'gw.example.com' }, /Invalid URL/],
+    ['a baseUrl that is no URL', { baseUrl: 'gw.example.com' }, 'baseUrl is not an absolute URL such as https://api.example.com'],
+    ['a missing baseUrl', { baseUrl: undefined }, 'baseUrl must be a URL (a string or a URL object)'],
+    ['a malformed baseUrl holding credentials', { baseUrl: `https://app-one:${SECRET}@gw example.com` }, 'baseUrl is not an absolute URL such as https://api.example.com'],
+    ['a now that is not a function', { now: 5 }, 'now must be a function'],
+    ['a fetch that is not a function', { fetch: 'x' }, 'fetch must be a function'],
+    ['apiOrigins that is not a list', { apiOrigins: 'https://eu.example.com' }, 'apiOrigins must be a list of URLs'],
     ['an empty clientId', { clientId: '' }, 'clientId must be a non-empty string'],
     ['a missing clientSecret', { clientSecret: undefined }, 'clientSecret must be a non-empty string'],
     ['a clientSecret with a leading space', { clientSecret: ` ${SECRET}` }, 'clientSecret must be printable ASCII without leading or trailing spaces: it is sent as an HTTP header'],
@@ -49,7 +54,7 @@ describe('readOptions: checked once, at construction', () => {
     ['a timeoutMs that is infinite', { timeoutMs: Number.POSITIVE_INFINITY }, 'timeoutMs must be a positive number of milliseconds'],
     ['a timeoutMs in a string', { timeoutMs: '5000' }, 'timeoutMs must be a positive number of milliseconds'],
     ['a negative renewAfterMs', { renewAfterMs: -1 }, 'renewAfterMs must be a positive number of milliseconds'],
-    ['an apiOrigin that is no URL', { apiOrigins: ['eu.example.com'] }, /Invalid URL/],
+    ['an apiOrigin that is no URL', { apiOrigins: ['https://eu.example.com', 'eu.example.com'] }, 'apiOrigins[1] is not an absolute URL such as https://api.example.com'],
   ])('refuses %s with a TypeError that quotes no credential', (_, change, message) => {
     const options = { ...VALID, ...change } as TokenClientOptions;
     expect(() => readOptions(options)).toThrow(TypeError);
@@ -59,8 +64,13 @@ describe('readOptions: checked once, at construction', () => {
     try {
       readOptions(options);
     } catch (error) {
-      expect((error as Error).message).not.toContain(SECRET);
+      // Nor anything an error logger prints: node's own URL error carried its input whole.
+      expect(JSON.stringify({ ...(error as object), message: (error as Error).message, stack: (error as Error).stack })).not.toContain(SECRET);
     }
+  });
+
+  it('refuses a missing options object with a TypeError naming what it needs', () => {
+    expect(() => new TokenClient(undefined as unknown as TokenClientOptions)).toThrow('the options must be an object: baseUrl, clientId, clientSecret, username, password');
   });
 });
 

@@ -180,6 +180,18 @@ describe('the token endpoint wire (SPEC 4.3 to 4.5), against a real HTTP server'
       const error = await failure(requestPasswordGrant({ ...ctx, timeoutMs: 200 }, USER));
       expect(error).toBeInstanceOf(TokenRequestError);
       expect(error.message).toMatch(/did not arrive in time$/);
+      // A response came: its status is on the error, as the README says.
+      expect((error as TokenRequestError).status).toBe(200);
+    });
+
+    it('reports a refusal whose body stalls as a timeout with its status, not as an answer without the envelope', async () => {
+      server.answer((_, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.write('{"success":false,');
+      });
+      const error = await failure(requestPasswordGrant({ ...ctx, timeoutMs: 200 }, USER));
+      expect(error).toMatchObject({ name: 'TokenRequestError', status: 401 });
+      expect(error.message).toMatch(/did not arrive in time$/);
     });
 
     it('reports a refused connection as unreachable, the network error as its cause', async () => {
