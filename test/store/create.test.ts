@@ -21,7 +21,7 @@ describe('the store named by store:', () => {
     const config = await loadGatewayConfig(await configFile('environment: uat\nstore: redis://127.0.0.1:1/0\n'));
     const { store } = buildStore(config, new ManualClock(), silentLogger);
     expect(store).toBeInstanceOf(RedisStore);
-    expect(store.health()).toMatchObject({ ready: false, reason: 'redis commands connection is wait' });
+    expect(store.health()).toMatchObject({ ready: false, reason: 'redis commands connection is not connected yet' });
     await store.close();
   });
 

@@ -1,21 +1,23 @@
 import type { InstanceConfirmation } from '../../keys/acknowledgements.js';
 import type { ManualRotation } from '../../keys/keeper.js';
 import { SuccessorNotPublishedLongEnough } from '../../keys/key-ring.js';
-import { JWKS_MAX_AGE_CEILING_S } from '../../keys/publication.js';
+import { jwksMaxAgeSeconds } from '../../keys/publication.js';
 import { AdminRefusal, answering, isoTime, optionalBoolean, refuseUnknownFields } from '../input.js';
 import type { AdminOperation } from '../operation.js';
 
-const CACHE_MINUTES = `at most ${JWKS_MAX_AGE_CEILING_S / 60} minutes for ours`;
+/** The JWKS's own max-age, as this gateway sends it (half the rotation interval, at most 5 minutes). */
+const cacheLifetime = (maxAgeSeconds: number): string =>
+  `at most ${maxAgeSeconds % 60 === 0 ? `${maxAgeSeconds / 60} minute${maxAgeSeconds === 60 ? '' : 's'}` : `${maxAgeSeconds} s`} for ours`;
 
 /** Said in the answer, the CLI and docs/operations.md alike: dropping keys breaks every token they signed, on purpose. */
-export const DROP_PREVIOUS_WARNING =
+export const dropPreviousWarning = (maxAgeSeconds: number): string =>
   'every access token signed by a dropped key is refused from now on: clients must refresh (refresh tokens are not signed and keep working) or log in again; ' +
-  `resource servers that cache this JWKS keep the dropped keys until their cache expires (${CACHE_MINUTES})`;
+  `resource servers that cache this JWKS keep the dropped keys until their cache expires (${cacheLifetime(maxAgeSeconds)})`;
 
 /** The price of the emergency: the new key was never in anyone's cached JWKS. */
-export const IMMEDIATE_WARNING =
+export const immediateWarning = (maxAgeSeconds: number): string =>
   'a brand-new key signs from now on: resource servers that verify our tokens with a cached JWKS refuse the tokens it signs until they fetch the JWKS again ' +
-  `(${CACHE_MINUTES}; jose and openid-client fetch again at once on an unknown kid)`;
+  `(${cacheLifetime(maxAgeSeconds)}; jose and openid-client fetch again at once on an unknown kid)`;
 
 /**
  * POST /admin/v1/keys/rotate. The published next key takes over as soon as
@@ -45,7 +47,8 @@ export const rotateKeysOperation: AdminOperation = {
       const unconfirmed = rotation.instances.unconfirmed.length > 0;
       if (unconfirmed) ctx.logger.warn({ unconfirmed: rotation.instances.unconfirmed.map((entry) => entry.instance) }, 'admin: key rotation not confirmed by every instance');
       const now = ctx.clock.now();
-      const warnings = [dropPrevious && DROP_PREVIOUS_WARNING, immediate && IMMEDIATE_WARNING, unconfirmed && unconfirmedWarning(rotation.instances)].filter(Boolean);
+      const maxAge = jwksMaxAgeSeconds(ctx.config.keys.rotation_interval);
+      const warnings = [dropPrevious && dropPreviousWarning(maxAge), immediate && immediateWarning(maxAge), unconfirmed && unconfirmedWarning(rotation.instances)].filter(Boolean);
       return {
         status: unconfirmed ? 202 : 200,
         body: {

@@ -115,3 +115,23 @@ export function endpointOf(text: string): RedisOptions {
     ...tlsFor(text),
   };
 }
+
+/**
+ * ioredis's connection status in words for a reason an operator reads
+ * (`/readyz`, a 503's detail): its `connect` means the socket is open but the
+ * connection not ready yet, which "connection is connect" did not say.
+ */
+export function connectionStateText(status: string): string {
+  switch (status) {
+    case 'wait':
+      return 'not connected yet';
+    case 'connect':
+      return 'connected but not ready yet';
+    case 'close':
+    case 'end':
+      return 'closed';
+    default:
+      // connecting, reconnecting, ready: already words.
+      return status;
+  }
+}

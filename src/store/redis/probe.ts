@@ -1,6 +1,6 @@
 import { Cluster, type Redis } from 'ioredis';
 import { withDeadline } from './availability.js';
-import type { RedisClient } from './connection.js';
+import { connectionStateText, type RedisClient } from './connection.js';
 
 /**
  * Resolves once every node the store writes to answers a PING within
@@ -12,7 +12,7 @@ import type { RedisClient } from './connection.js';
  * ioredis's redirection retries.
  */
 export async function probeNodes(client: RedisClient, deadlineMs: number): Promise<void> {
-  if (client.status !== 'ready') throw new Error(`redis is ${client.status}`);
+  if (client.status !== 'ready') throw new Error(`redis is ${connectionStateText(client.status)}`);
   if (!(client instanceof Cluster)) {
     await withDeadline(client.ping(), deadlineMs);
     return;

@@ -58,6 +58,11 @@ export class Restoration {
     return !this.held && this.listWaitSince !== undefined;
   }
 
+  /** True once a starting instance has had to wait for a peer to write the key ring back. */
+  get waitedForRing(): boolean {
+    return this.ringWaitSince !== undefined;
+  }
+
   noteOutage(): void {
     if (!this.held) this.outageWhileStarting = true;
   }

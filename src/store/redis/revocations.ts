@@ -104,6 +104,11 @@ export class RedisRevocations implements RevocationList {
     this.mirror.sweep();
   }
 
+  /** Revocations accepted while Redis was unreachable and not written yet. */
+  get unsentCount(): number {
+    return this.unsent.size;
+  }
+
   /** Writes what was accepted while Redis was unreachable. */
   async flushUnsent(): Promise<number> {
     const entries = [...this.unsent];

@@ -7,7 +7,7 @@ import { isLive, newInstanceId } from '../instances.js';
 import type { RateLimiterSettings, Store, StoreHealth, WindowCounter } from '../types.js';
 import { Cluster } from 'ioredis';
 import { Availability, isOutage, withDeadline } from './availability.js';
-import { createRedisClient, type RedisClient } from './connection.js';
+import { connectionStateText, createRedisClient, type RedisClient } from './connection.js';
 import { gatedRateLimiter, windowCounterOf } from './counters.js';
 import { defineKeyRingScripts, parseHeartbeat, RedisKeyRingStorage } from './key-ring-storage.js';
 import { keyspace, type Keyspace } from './keyspace.js';
@@ -86,6 +86,7 @@ export class RedisStore implements Store {
   private runIds: ReadonlySet<string> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private waitLogged = false;
+  private ringGiveUpLogged = false;
   private readonly instanceId: string;
   private reconciling: Promise<void> = Promise.resolve();
   private lastErrorLogAt = 0;
@@ -114,7 +115,7 @@ export class RedisStore implements Store {
     this.refreshTokens = new RedisRefreshTokens(this.client, this.keys, clock, guard);
     this.revocations = new RedisRevocations(this.client, this.keys, clock, guard);
     this.keyRing = new RedisKeyRingStorage(this.client, this.keys, guard, this.instanceId, {
-      mayCreateRing: async () => this.restoration.mayCreateRing(await this.lookAtKeyspace(), Date.now()),
+      mayCreateRing: async () => this.mayCreateRing(),
       holdsList: () => this.restoration.holdsList,
     });
     this.watch(this.client, 'commands');
@@ -160,10 +161,10 @@ export class RedisStore implements Store {
   }
 
   health(): StoreHealth {
-    if (this.client.status !== 'ready') return { ready: false, reason: `redis commands connection is ${this.client.status}` };
+    if (this.client.status !== 'ready') return { ready: false, reason: `redis commands connection is ${connectionStateText(this.client.status)}` };
     if (!this.availability.open) return { ready: false, reason: `redis out of reach (${this.availability.reason})` };
     if (this.subscriber.status !== 'ready' || !this.subscribed) {
-      return { ready: false, reason: `redis subscriptions connection is ${this.subscribed ? this.subscriber.status : 'not subscribed'}` };
+      return { ready: false, reason: `redis subscriptions connection is ${this.subscribed ? connectionStateText(this.subscriber.status) : 'not subscribed'}` };
     }
     if (this.unsupported) return { ready: false, reason: this.unsupported };
     if (this.restoration.waiting) return { ready: false, reason: 'waiting for a running instance to write back the revocation list redis lost' };
@@ -172,7 +173,7 @@ export class RedisStore implements Store {
   }
 
   checkWritable(): void {
-    if (this.client.status !== 'ready') throw unavailable(`redis is ${this.client.status}`);
+    if (this.client.status !== 'ready') throw unavailable(`redis is ${connectionStateText(this.client.status)}`);
     if (!this.availability.open) throw unavailable(`redis out of reach (${this.availability.reason})`);
   }
 
@@ -182,6 +183,7 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.warnOfUnsentRevocations();
     this.resyncTimer?.cancel();
     clearInterval(this.watchTimer);
     clearTimeout(this.retryTimer);
@@ -337,6 +339,32 @@ export class RedisStore implements Store {
     for (const listener of this.reconnectListeners) listener();
   }
 
+  /**
+   * Revocations this instance accepted while Redis was out of reach live only
+   * in its mirror until Redis is back: stopping now loses them for every other
+   * instance. Nothing can write them anywhere else, so the operator is told.
+   */
+  private warnOfUnsentRevocations(): void {
+    const unsent = this.revocations.unsentCount;
+    if (unsent === 0) return;
+    this.options.logger.error(
+      { unsent },
+      'stopping with revocations redis was never told: other instances accept those tokens until they expire (each revocation was answered 503; revoke them again once redis is back)',
+    );
+  }
+
+  /** A new key ring, when no peer will write the old one back; said at warn when it comes after waiting for one. */
+  private async mayCreateRing(): Promise<boolean> {
+    const may = this.restoration.mayCreateRing(await this.lookAtKeyspace(), Date.now());
+    if (may && this.restoration.waitedForRing && !this.ringGiveUpLogged) {
+      this.ringGiveUpLogged = true;
+      this.options.logger.warn(
+        'no running instance wrote the key ring back: creating a new one (tokens signed by the earlier keys are refused; their users log in again)',
+      );
+    }
+    return may;
+  }
+
   /** Writes back what redis lost or was not told, reloads the mirror, and marks the list whole. */
   private async loadList(verdict: 'load' | 'restore' | 'adopt', reason: string): Promise<void> {
     const { logger } = this.options;
@@ -348,6 +376,13 @@ export class RedisStore implements Store {
       logger.warn({ reason, written }, 'redis lost its data (restarted, flushed or failed over): wrote the revocation list back');
     }
     await this.revocations.resync();
+    if (verdict === 'adopt' && this.restoration.waiting) {
+      // Waited for a peer to write the list back, and none did: what Redis lost is gone.
+      logger.warn(
+        { revocations: this.revocations.size },
+        'no running instance wrote the revocation list back: taking what redis holds as the whole list (revocations it lost are forgotten; those tokens are accepted again until they expire)',
+      );
+    }
     if (verdict === 'adopt') await this.revocations.markKept(false);
     if (!this.mirrorLoaded) logger.info({ revocations: this.revocations.size }, 'revocation list loaded');
     this.restoration.loaded();

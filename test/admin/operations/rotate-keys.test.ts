@@ -110,6 +110,8 @@ describe('POST /admin/v1/keys/rotate', () => {
     expect(body.dropped).toEqual([kidOf(before)]);
     expect(body.published).toEqual([body.kid, body.nextKid]);
     expect(body.warning).toContain('refused from now on');
+    // The default rotation interval (24h): the JWKS's max-age is its ceiling, 300 s.
+    expect(body.warning).toContain('until their cache expires (at most 5 minutes for ours)');
     expect(await publishedKids()).not.toContain(kidOf(before));
     expect((await callProtected(tg.url, before.access_token)).status).toBe(401);
     // Refresh tokens are not signed: the client gets a token under the new key without logging in again.
@@ -163,4 +165,15 @@ describe('POST /admin/v1/keys/rotate', () => {
       expect(await publishedKids()).toEqual(kids);
     });
   }
+});
+
+describe('POST /admin/v1/keys/rotate under a short rotation interval', () => {
+  it("says the JWKS cache lifetime the gateway actually sends (half the interval), not the 5-minute ceiling", async () => {
+    await tg.close();
+    tg = await bootGateway({ clock, config: { keys: { rotation_interval: '2m' } } });
+    expect((await fetch(`${tg.url}/oauth2/v1/keys`)).headers.get('cache-control')).toContain('max-age=60');
+    const { status, body } = await rotate({ immediate: true });
+    expect(status).toBe(200);
+    expect(body.warning).toContain('(at most 1 minute for ours;');
+  });
 });

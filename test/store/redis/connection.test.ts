@@ -1,7 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { StartupError } from '../../../src/config/errors.js';
-import { createRedisClient, endpointOf, jitteredBackoff, redisPassword } from '../../../src/store/redis/connection.js';
+import { connectionStateText, createRedisClient, endpointOf, jitteredBackoff, redisPassword } from '../../../src/store/redis/connection.js';
 import { redisStoreConfig } from '../../helpers/redis-store.js';
 
 describe('Redis connections', () => {
@@ -50,5 +50,19 @@ describe('Redis connections', () => {
     const sentinel = createRedisClient(redisStoreConfig({ mode: 'sentinel', sentinels: ['redis://:sentinel-pw@s1:26379'], name: 'mymaster' })) as Redis;
     expect(sentinel.options).toMatchObject({ name: 'mymaster', sentinels: [{ host: 's1', port: 26379 }], sentinelPassword: 'sentinel-pw' });
     sentinel.disconnect();
+  });
+});
+
+describe('connectionStateText: the connection status as words in a reason an operator reads', () => {
+  it.each([
+    ['wait', 'not connected yet'],
+    ['connecting', 'connecting'],
+    ['connect', 'connected but not ready yet'],
+    ['ready', 'ready'],
+    ['reconnecting', 'reconnecting'],
+    ['close', 'closed'],
+    ['end', 'closed'],
+  ])('%s reads "%s"', (status, text) => {
+    expect(connectionStateText(status)).toBe(text);
   });
 });

@@ -111,6 +111,42 @@ describe('what an outage writes to the log (the two pairs of lines docs/monitori
   });
 });
 
+describe('what an outage can lose, said at the time it is lost', () => {
+  it('stopping while it holds revocations redis was never told logs them as an error, with their count', async () => {
+    const redis = await RedisServer.start();
+    const { store, said } = loggedStore(redis, 300);
+    let closed = false;
+    try {
+      await untilReady(store);
+      await redis.kill();
+      await eventually(() => store.health().ready === false);
+      await expect(store.revocations.add({ kind: 'token', id: 'told-nobody', expiresAt: later() })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      expect(store.revocations.isRevoked('token', 'told-nobody')).toBe(true);
+      await store.close();
+      closed = true;
+      expect(said('stopping with revocations redis was never told: other instances accept those tokens until they expire (each revocation was answered 503; revoke them again once redis is back)')).toMatchObject([
+        { level: 50, unsent: 1 },
+      ]);
+    } finally {
+      if (!closed) await store.close();
+      await redis.dispose();
+    }
+  });
+
+  it('stopping with every revocation written says nothing of the kind', async () => {
+    const redis = await RedisServer.start();
+    const { store, lines } = loggedStore(redis, 300);
+    try {
+      await untilReady(store);
+      await store.revocations.add({ kind: 'token', id: 'told', expiresAt: later() });
+    } finally {
+      await store.close();
+      await redis.dispose();
+    }
+    expect(lines.filter((line) => String(line.msg).startsWith('stopping with revocations'))).toEqual([]);
+  });
+});
+
 describe('redis back without the revocation list', () => {
   it('is noticed within a second without any reconnection (FLUSHALL), and the list written back', async () => {
     const redis = await RedisServer.start();

@@ -54,7 +54,7 @@ describe('probing one server', () => {
   it('rejects at once, naming the state, a connection not connected yet', async () => {
     const idle = createRedisClient(redisStoreConfig({ mode: 'single', url: redis.url }));
     opened.push(idle);
-    await expect(probeNodes(idle, DEADLINE_MS)).rejects.toThrow('redis is wait');
+    await expect(probeNodes(idle, DEADLINE_MS)).rejects.toThrow('redis is not connected yet');
   });
 
   it('rejects at once, naming the state, a connection to a server that is not there', async () => {
