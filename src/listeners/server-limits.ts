@@ -12,6 +12,10 @@ export function serverOptionsOf(limits: Limits) {
     keepAliveTimeout: keep_alive_timeout,
     // Fixed when the server is created: how often node looks for requests past their timeouts.
     connectionsCheckingInterval: Math.min(1_000, Math.ceil(headers_timeout / 4)),
+    // node keeps the first of two Host or Authorization lines and drops the other unseen; joined, two of either
+    // are one value that no check accepts (RFC 9112 3.2: more than one Host is a 400; a second credential is refused
+    // rather than guessed between, as repeated parameter headers are).
+    joinDuplicateHeaders: true,
   };
 }
 

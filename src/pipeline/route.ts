@@ -4,6 +4,7 @@ import { assertAnnouncedSizeWithin } from '../http/request-body.js';
 import { authenticateBearer } from '../proxy/bearer.js';
 import type { Forwarder } from '../proxy/forward.js';
 import type { CompiledRoute } from '../proxy/routes.js';
+import { assertValidHost } from '../proxy/upstream-request-headers.js';
 import { whenKnown, type MaybePromise } from '../maybe-promise.js';
 import type { AccessTokenClaims } from '../tokens/access-token.js';
 import type { CallerIdentity } from './policy-phase.js';
@@ -61,6 +62,7 @@ function recordCaller(claims: AccessTokenClaims, exchange: Exchange): AccessToke
 function forward(ctx: GatewayContext, exchange: Exchange, route: CompiledRoute, forwarder: Forwarder): Promise<void> {
   // An announced oversize body is refused before a byte goes upstream; chunked bodies are counted while forwarded.
   assertAnnouncedSizeWithin(exchange.req, ctx.config.limits.body_size);
+  assertValidHost(exchange.req.headers.host);
   exchange.forwardedAt = process.hrtime.bigint();
   return forwarder.forward(exchange, route);
 }

@@ -46,7 +46,11 @@ function presentedToken(req: IncomingMessage): PresentedToken {
     throw new GatewayError('AUTHENTICATION_REQUIRED', { detail: 'no bearer token', headers: NO_CREDENTIALS_CHALLENGE });
   }
   const token = BEARER.exec(header)?.[1];
-  if (!token) throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'malformed bearer token', headers: INVALID_TOKEN_CHALLENGE });
+  if (!token) {
+    // Two Authorization lines arrive joined by the listener (`Bearer a, Bearer b`): refused, not the first taken.
+    const detail = header.includes(', ') ? 'more than one Authorization header' : 'malformed bearer token';
+    throw new GatewayError('ACCESS_TOKEN_INVALID', { detail, headers: INVALID_TOKEN_CHALLENGE });
+  }
   const presented = { header, token, id: tokenId(token) };
   if (socket) lastPresented.set(socket, presented);
   return presented;

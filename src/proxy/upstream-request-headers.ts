@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Exchange } from '../http/exchange.js';
 
 /*
@@ -52,6 +53,26 @@ export function upstreamRequestHeaders(exchange: Exchange, facts: ForwardedFacts
   }
   appendGatewayHeaders(list, exchange, facts);
   return list;
+}
+
+// RFC 9112 3.2 / RFC 3986 3.2.2: an IP literal in brackets, or a reg-name (no comma: a list is no host), then a port.
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+;=]*)(?::\d*)?$/;
+/** The last Host found valid: a gateway's requests mostly name one or two hosts, and the test is then one comparison. */
+let lastValidHost: string | undefined;
+
+/**
+ * The client's Host before it becomes X-Forwarded-Host and Forwarded's
+ * `host=`: RFC 9112 3.2 makes more than one Host, or an invalid one, a 400.
+ * Two Host lines arrive joined (`a, b`: the listeners join duplicates), so
+ * that a list-reading upstream never sees two hosts where the gateway saw one.
+ */
+export function assertValidHost(host: string | undefined): void {
+  if (host === undefined || host === lastValidHost) return;
+  if (!HOST.test(host)) {
+    const shown = host.length > 64 ? `${host.slice(0, 64)}...` : host;
+    throw new GatewayError('MALFORMED_REQUEST', { detail: `Host ${JSON.stringify(shown)} is not one host[:port]` });
+  }
+  lastValidHost = host;
 }
 
 /**

@@ -8,7 +8,7 @@ const LIMITS = { headers_timeout: 10_000, request_timeout: 30_000, keep_alive_ti
 
 describe('server limits from limits:', () => {
   it('sets node\'s header, request and keep-alive timeouts, checked at most every second', () => {
-    expect(serverOptionsOf(LIMITS)).toEqual({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 });
+    expect(serverOptionsOf(LIMITS)).toEqual({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000, joinDuplicateHeaders: true });
     expect(serverOptionsOf({ ...LIMITS, headers_timeout: 300 }).connectionsCheckingInterval).toBe(75);
   });
 

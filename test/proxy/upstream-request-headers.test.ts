@@ -1,6 +1,8 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forwardedElement, namedByConnection } from '../../src/proxy/upstream-request-headers.js';
+import { isGatewayError } from '../../src/errors/gateway-error.js';
+import { assertValidHost, forwardedElement, namedByConnection } from '../../src/proxy/upstream-request-headers.js';
+import { rawExchange } from '../helpers/raw-http.js';
 import { bootGateway, issueTokens, type TestGateway } from '../helpers/gateway.js';
 
 /** A raw request: fetch refuses to send Connection and rewrites other headers these tests need as written. */
@@ -163,5 +165,69 @@ describe('namedByConnection (RFC 9110 7.6.1)', () => {
 
   it('never names what the caller keeps', () => {
     expect(namedByConnection('authorization, x-d', new Set(['authorization']))).toEqual(['x-d']);
+  });
+});
+
+describe('assertValidHost: one Host, a valid one (RFC 9112 3.2)', () => {
+  const verdict = (host: string | undefined) => {
+    try {
+      assertValidHost(host);
+      return 'ok';
+    } catch (error) {
+      return isGatewayError(error) ? `${error.code}: ${error.detail}` : 'thrown';
+    }
+  };
+  it.each(['api.example.com', 'api.example.com:8443', '127.0.0.1:8080', '[::1]:8080', '[2001:db8::1]', 'xn--bcher-kva.example', ''])('accepts %j', (host) => {
+    expect(verdict(host)).toBe('ok');
+    // Twice: the second time from the remembered one.
+    expect(verdict(host)).toBe('ok');
+  });
+  it('accepts a request without Host (HTTP/1.0)', () => expect(verdict(undefined)).toBe('ok'));
+  it.each([
+    ['two Host lines, as the listener joins them', 'a.example.com, b.example.com'],
+    ['a list written in one line', 'a,for=6.6.6.6'],
+    ['a space', 'a b'],
+    ['a quote', 'a"b'],
+    ['a path', 'a/b'],
+    ['an unclosed IP literal', '[::1'],
+  ])('refuses %s: 400 MALFORMED_REQUEST', (_case, host) => {
+    expect(verdict(host)).toBe(`MALFORMED_REQUEST: Host ${JSON.stringify(host)} is not one host[:port]`);
+  });
+});
+
+describe('a repeated Host or Authorization line on the wire', () => {
+  let tg: TestGateway;
+  let token: string;
+  beforeAll(async () => {
+    tg = await bootGateway();
+    token = (await issueTokens(tg.url)).access_token;
+  });
+  afterAll(() => tg.close());
+  const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+  const get = (headers: string) => rawExchange(tg.url, `GET /business/score/v2/directors HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
+
+  it('refuses two Host lines with 400 and forwards nothing (node alone would keep the first)', async () => {
+    const before = tg.upstream.seen.length;
+    const { text } = await get(`Host: a.example.com\r\nHost: b.example.com\r\nAuthorization: Bearer ${token}\r\n`);
+    expect(statusOf(text)).toBe(400);
+    expect(text).toContain('MALFORMED_REQUEST');
+    expect(tg.upstream.seen.length).toBe(before);
+  });
+
+  it('refuses two Authorization lines, the valid token first, as an invalid token: the first is not taken', async () => {
+    const { text } = await get(`Host: x\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer junk\r\n`);
+    expect(statusOf(text)).toBe(401);
+    expect(text).toContain('ACCESS_TOKEN_INVALID');
+    expect(tg.logs.at(-1)).toMatchObject({ status: 401, detail: 'more than one Authorization header' });
+  });
+
+  it('still serves one Host and one Authorization line', async () => {
+    const { text } = await get(`Host: x\r\nAuthorization: Bearer ${token}\r\n`);
+    expect(statusOf(text)).toBe(200);
+  });
+
+  it('refuses two Content-Length lines of the same value before any phase, as node always did', async () => {
+    const { text } = await rawExchange(tg.url, `POST /business/score/v2/directors HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: 2\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+    expect(statusOf(text)).toBe(400);
   });
 });
