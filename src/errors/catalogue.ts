@@ -119,6 +119,9 @@ export const catalogue = Object.freeze({
   ),
   NOT_FOUND: entry(404, 'Not Found', 'The requested resource was not found', 'invalid_request', false),
   PAYLOAD_TOO_LARGE: entry(413, 'Payload Too Large', 'The request body is too large', 'invalid_request', false),
+  // RFC 9112 6.1: a transfer coding the server does not understand is 501, not 400: `gzip, chunked` is valid HTTP
+  // that this gateway does not decode, and forwarding it undecoded would hand the upstream bytes it was never told of.
+  UNSUPPORTED_TRANSFER_CODING: entry(501, 'Not Implemented', "The request's Transfer-Encoding is not supported", 'invalid_request', false),
   // The shared store (Redis) cannot be reached, or the key ring is not loaded
   // yet: the request was fine, retry later (RFC 6749 temporarily_unavailable).
   SERVICE_UNAVAILABLE: entry(
@@ -157,5 +160,6 @@ export const CATALOGUE_NOTES: Readonly<Partial<Record<ErrorCode, string>>> = Obj
   INVALID_REFRESH_TOKEN: 'RFC 6749 5.2',
   TOKEN_REQUIRED: 'RFC 7009 2.1',
   TOKEN_NOT_ISSUED_TO_CLIENT: 'RFC 7009 2.1',
+  UNSUPPORTED_TRANSFER_CODING: 'RFC 9112 6.1: a `Transfer-Encoding` other than `chunked` alone; `Connection: close`',
   SERVICE_UNAVAILABLE: 'Redis unreachable, keys not loaded yet, password hashing saturated; `Retry-After: 1`',
 });

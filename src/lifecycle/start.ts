@@ -18,6 +18,7 @@ import { applyServerLimits } from '../listeners/server-limits.js';
 import { CertificateReloader, describeCertificate, readTlsCredentials, type TlsCredentials } from '../listeners/tls-listener.js';
 import { droppedLogLines } from '../log/destination.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { refuseConnect } from '../pipeline/connect-refusal.js';
 import { PolicyRuntime, type ReloadOutcome } from '../policies/runtime.js';
 import { createForwarder } from '../proxy/engine.js';
 import type { Forwarder, ForwarderOptions } from '../proxy/forward.js';
@@ -135,7 +136,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   };
   const generations = new Generations(shared, config, accounts.registry, options.createForwarder ?? createForwarder, () => drain.inFlightDone());
   releases.add(() => rotation.stop(), () => generations.close());
-  for (const listener of listeners.all) drain.attach(listener, generations.listener);
+  for (const listener of listeners.all) {
+    drain.attach(listener, generations.listener);
+    // node hands CONNECT to no request listener: answered here, or its socket is destroyed with no answer and no line.
+    listener.on('connect', (req, socket) => refuseConnect(generations.current, req, socket));
+  }
   const admin = options.admin === false ? undefined : await startAdmin(() => generations.current).catch((error: unknown) => releases.failStart(error));
   const watch = options.watchConfig ?? true;
   const reloader = new ConfigReloader({

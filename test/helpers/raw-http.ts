@@ -28,3 +28,25 @@ export function rawConversation(url: string, parts: string[], gapMs = 0, waitMs 
 
 /** Sends raw bytes and resolves with whatever comes back before the server closes (bounded). */
 export const rawExchange = (url: string, bytes: string, waitMs = 5_000) => rawConversation(url, [bytes], 0, waitMs);
+
+/**
+ * Sends `bytes`, then half-closes the socket (shutdown of its write side, as `nc -N` does), and resolves with
+ * whatever comes back before the server closes (bounded by `waitMs`).
+ */
+export function halfClosedExchange(url: string, bytes: string, waitMs = 5_000): Promise<{ text: string; closed: boolean }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => socket.end(bytes));
+    let text = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closed: false });
+    }, waitMs);
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text, closed: true });
+    });
+    socket.on('error', () => {});
+  });
+}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway, errorOf, type TestGateway } from '../helpers/gateway.js';
-import { rawExchange } from '../helpers/raw-http.js';
+import { eventually } from '../helpers/eventually.js';
+import { rawConversation, rawExchange } from '../helpers/raw-http.js';
 
 describe('the request handler and hostile input', () => {
   let tg: TestGateway;
@@ -36,5 +37,40 @@ describe('the request handler and hostile input', () => {
         await response.arrayBuffer();
       }
     }
+  });
+
+  describe('a Transfer-Encoding other than chunked alone (RFC 9112 6.1)', () => {
+    const chunkedBody = '5\r\nhello\r\n0\r\n\r\n';
+    const request = (path: string, codings: string) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer x\r\nTransfer-Encoding: ${codings}\r\n\r\n${chunkedBody}`;
+
+    it.each([
+      ['a route', '/business/score/v2/coded', 'gzip, chunked'],
+      ['the token endpoint', '/oauth2/v1/token', 'GZIP ,chunked'],
+      ['no route at all', '/nowhere', 'deflate, chunked'],
+    ])('is 501 UNSUPPORTED_TRANSFER_CODING on %s, before routing, with the connection closed', async (_where, path, codings) => {
+      const seen = tg.upstream.seen.length;
+      const { text, closed } = await rawExchange(tg.url, request(path, codings));
+      expect(text).toMatch(/^HTTP\/1\.1 501 Not Implemented\r\n/);
+      expect(text).toMatch(/\r\nConnection: close\r\n/i);
+      expect(text).toContain('"errorCode":"UNSUPPORTED_TRANSFER_CODING"');
+      expect(text).toContain(`"message":"The request's Transfer-Encoding is not supported"`);
+      expect(closed).toBe(true);
+      expect(tg.upstream.seen.length).toBe(seen);
+    });
+
+    it('is logged with its code', async () => {
+      await rawExchange(tg.url, request('/business/score/v2/logged', 'gzip, chunked'));
+      const logged = () => tg.logs.some((line) => line.msg === 'request' && line.path === '/business/score/v2/logged');
+      await eventually(logged, { what: 'the access line of the refused request' });
+      expect(tg.logs.filter((line) => line.msg === 'request').at(-1)).toMatchObject({ path: '/business/score/v2/logged', status: 501, errorCode: 'UNSUPPORTED_TRANSFER_CODING' });
+    });
+
+    it('leaves chunked alone, in any case and spacing, to the rest of the pipeline', async () => {
+      for (const codings of ['chunked', ' Chunked ']) {
+        const { text } = await rawConversation(tg.url, [request('/business/score/v2/plain', codings)], 0, 1_000);
+        expect(text, codings).toMatch(/^HTTP\/1\.1 401 /);
+      }
+    });
   });
 });
