@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { GatewayConfig } from '../config/schema.js';
 import { CLIENT_LISTENER, listen, TLS_LISTENER, urlOf } from './listen.js';
-import { answerHalfClosedClients, serverOptionsOf } from './server-limits.js';
+import { serverOptionsOf } from './server-limits.js';
 import { createTlsServer, type TlsCredentials } from './tls-listener.js';
 
 /** Where the clients reach the gateway: plain HTTP, and HTTPS beside it when `tls` is configured. */
@@ -24,7 +24,7 @@ export interface ClientListeners {
  * still closes the first.
  */
 export async function openClientListeners(config: GatewayConfig, tls: TlsCredentials | undefined, bound: (server: Server) => void): Promise<ClientListeners> {
-  const server = answerHalfClosedClients(createServer(serverOptionsOf(config.limits)));
+  const server = createServer(serverOptionsOf(config.limits));
   const address = await listen(server, config.listen.host, config.listen.port, CLIENT_LISTENER);
   bound(server);
   // HTTPS beside plain HTTP, with the same handler and limits; plain stays for local use behind a TLS-terminating balancer.

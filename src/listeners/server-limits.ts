@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
 import type { GatewayConfig } from '../config/schema.js';
 
 type Limits = GatewayConfig['limits'];
@@ -31,21 +30,3 @@ export function applyServerLimits(server: Server, limits: Limits): void {
   server.requestTimeout = options.requestTimeout;
   server.keepAliveTimeout = options.keepAliveTimeout;
 }
-
-/**
- * Answers a client that sends its request and then half-closes its socket (`nc -N`, some HTTP/1.0 tools), as nginx
- * and HAProxy do. node's default (`httpAllowHalfOpen` false) ends the socket on the client's FIN, which cut every
- * answer not written in that same turn (a proxied call, a token grant that had already run) and logged it as 499.
- * With it on, node marks the request in flight as the connection's last and closes the socket once its response is
- * written (destroySoon), or at once when none is in flight, so no half-open socket is left behind; keep-alive is
- * unchanged for a client that does not half-close. A FIN in the middle of a body is still a parse error (node's 400).
- * The HTTPS listener also needs `allowHalfOpen` on its TLS server (HALF_OPEN_TLS), which http.Server sets itself.
- */
-export function answerHalfClosedClients<S extends Server | HttpsServer>(server: S): S {
-  // Not in @types/node, but a documented http.Server property read at each FIN.
-  (server as S & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-  return server;
-}
-
-/** The TLS server's share of answerHalfClosedClients: without it the TLS socket ends itself on the client's FIN. */
-export const HALF_OPEN_TLS = Object.freeze({ allowHalfOpen: true });

@@ -6,7 +6,7 @@ import { StartupError } from '../config/errors.js';
 import type { GatewayConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { watchFiles, type FileWatch } from '../config/file-watch.js';
-import { answerHalfClosedClients, HALF_OPEN_TLS, serverOptionsOf } from './server-limits.js';
+import { serverOptionsOf } from './server-limits.js';
 
 export type TlsConfig = NonNullable<GatewayConfig['tls']>;
 
@@ -38,12 +38,9 @@ function readPem(key: string, file: string): Promise<Buffer> {
   });
 }
 
-/**
- * The HTTPS listener: the same limits as the plain one, and the same answer to a client that half-closes; a slow
- * TLS handshake counts against `headers_timeout`.
- */
+/** The HTTPS listener: the same limits as the plain one; a slow TLS handshake counts against `headers_timeout`. */
 export function createTlsServer(credentials: TlsCredentials, limits: GatewayConfig['limits']): Server {
-  return answerHalfClosedClients(createServer({ ...credentials, ...serverOptionsOf(limits), ...HALF_OPEN_TLS, handshakeTimeout: limits.headers_timeout }));
+  return createServer({ ...credentials, ...serverOptionsOf(limits), handshakeTimeout: limits.headers_timeout });
 }
 
 /**

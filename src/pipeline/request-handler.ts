@@ -150,6 +150,20 @@ export function pathOf(url: string | undefined): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
+/**
+ * Content-Type is one media type (RFC 9110 8.3). Two Content-Type lines arrive joined (the listeners join
+ * duplicates), and one line may list types itself: `application/json, text/plain` is JSON to an upstream that
+ * cuts the value at a comma (Rack does) and no JSON at all to the body policies, which would then leave the body
+ * unread. So a list is refused before any policy runs. A comma inside a parameter (`boundary="a,b"`) is not a list.
+ * One `includes` per request with a body.
+ */
+function assertOneMediaType(contentType: string | undefined): void {
+  if (contentType === undefined || !contentType.includes(',')) return;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = semicolon < 0 ? contentType : contentType.slice(0, semicolon);
+  if (mediaType.includes(',')) throw new GatewayError('MALFORMED_REQUEST', { detail: 'Content-Type names more than one media type' });
+}
+
 /** What serves the request, run through the phases; a refusal found before any of them waited is thrown. */
 function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTable, servedRoutes: ReadonlyMap<CompiledRoute, Served>): Promise<void> {
   // Before routing, for every target: a body in a transfer coding we do not decode reaches no endpoint or upstream.
@@ -159,6 +173,7 @@ function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTable, s
   if (codings !== undefined && !isChunkedAlone(codings)) {
     throw new GatewayError('UNSUPPORTED_TRANSFER_CODING', { detail: 'a transfer coding other than chunked', headers: CLOSE_CONNECTION });
   }
+  assertOneMediaType(exchange.req.headers['content-type']);
   if (!exchange.path) throw new GatewayError('MALFORMED_REQUEST', { detail: 'request target is not a path' });
   const endpoint = ENDPOINTS.get(exchange.path);
   if (endpoint) return runPhases(ctx, exchange, endpoint, exchange.path);

@@ -42,15 +42,14 @@ function presentedToken(req: IncomingMessage): PresentedToken {
   const socket = req.socket as Socket | null;
   const last = socket ? lastPresented.get(socket) : undefined;
   if (last !== undefined && last.header === header) return last;
+  // Two Authorization lines arrive joined by the listener (`Bearer a, Bearer b`; no credential holds ", "): refused,
+  // whichever scheme comes first, rather than one of them taken.
+  if (header?.includes(', ')) throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'more than one Authorization header', headers: INVALID_TOKEN_CHALLENGE });
   if (header === undefined || !/^Bearer\b/i.test(header)) {
     throw new GatewayError('AUTHENTICATION_REQUIRED', { detail: 'no bearer token', headers: NO_CREDENTIALS_CHALLENGE });
   }
   const token = BEARER.exec(header)?.[1];
-  if (!token) {
-    // Two Authorization lines arrive joined by the listener (`Bearer a, Bearer b`): refused, not the first taken.
-    const detail = header.includes(', ') ? 'more than one Authorization header' : 'malformed bearer token';
-    throw new GatewayError('ACCESS_TOKEN_INVALID', { detail, headers: INVALID_TOKEN_CHALLENGE });
-  }
+  if (!token) throw new GatewayError('ACCESS_TOKEN_INVALID', { detail: 'malformed bearer token', headers: INVALID_TOKEN_CHALLENGE });
   const presented = { header, token, id: tokenId(token) };
   if (socket) lastPresented.set(socket, presented);
   return presented;

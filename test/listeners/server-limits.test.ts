@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../../src/config/schema.js';
-import { answerHalfClosedClients, applyServerLimits, serverOptionsOf } from '../../src/listeners/server-limits.js';
-import { APP, USER } from '../helpers/accounts.js';
+import { applyServerLimits, serverOptionsOf } from '../../src/listeners/server-limits.js';
 import { bootGateway, issueTokens, type TestGateway } from '../helpers/gateway.js';
 import { eventually } from '../helpers/eventually.js';
-import { startHeldUpstream } from '../helpers/held-upstream.js';
-import { halfClosedExchange, rawConversation, rawExchange } from '../helpers/raw-http.js';
+import { halfClosedExchange, rawExchange } from '../helpers/raw-http.js';
 
 const LIMITS = { headers_timeout: 10_000, request_timeout: 30_000, keep_alive_timeout: 5_000 } as GatewayConfig['limits'];
 
@@ -52,72 +50,16 @@ describe('a client that half-closes its socket after its request (nc -N, some HT
 
   const accessLines = () => tg.logs.filter((line) => line.msg === 'request');
 
-  it('turns on node\'s httpAllowHalfOpen', () => {
-    const server = answerHalfClosedClients({} as Parameters<typeof answerHalfClosedClients>[0]);
-    expect(server).toMatchObject({ httpAllowHalfOpen: true });
-  });
-
-  it('gets the answer of a proxied call, then the connection closes, logged as 200', async () => {
+  // A half-close and a client gone both arrive as a FIN: the gateway takes it as gone (as nginx does, its 499),
+  // so an abandoned call frees its upstream at once; waiting for an answer would hold it until the route's timeout.
+  it('is taken as gone: the connection closes at once, the call is logged as 499', async () => {
     const { access_token } = await issueTokens(tg.url);
     const before = accessLines().length;
-    const { text, closed } = await halfClosedExchange(tg.url, `GET /business/score/v2/half HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${access_token}\r\n\r\n`);
-    expect(text).toMatch(/^HTTP\/1\.1 200 /);
-    expect(text).toContain('"url":"/business/score/v2/half"');
+    const started = Date.now();
+    const { closed } = await halfClosedExchange(tg.url, `GET /business/score/v2/half HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${access_token}\r\n\r\n`);
     expect(closed).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
     await eventually(() => accessLines().length > before, { what: 'the access line of the half-closed call' });
-    expect(accessLines().at(-1)).toMatchObject({ path: '/business/score/v2/half', status: 200 });
-  });
-
-  it('gets the token it asked for', async () => {
-    const body = JSON.stringify({ username: USER.username, password: USER.password, ...APP });
-    const { text, closed } = await halfClosedExchange(
-      tg.url,
-      `POST /oauth2/v1/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    expect(text).toMatch(/^HTTP\/1\.1 200 /);
-    expect(text).toContain('"access_token"');
-    expect(closed).toBe(true);
-  });
-
-  it('gets every answer of its pipelined requests before the close', async () => {
-    const { text, closed } = await halfClosedExchange(tg.url, 'GET /livez HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(2));
-    expect(text.match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
-    expect(closed).toBe(true);
-  });
-
-  it('is still refused when it half-closes in the middle of its body, which never completes', async () => {
-    const before = accessLines().length;
-    const { text, closed } = await halfClosedExchange(tg.url, 'POST /oauth2/v1/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user');
-    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(closed).toBe(true);
-    await eventually(() => accessLines().length > before, { what: 'the access line of the cut request' });
-    expect(accessLines().at(-1)).toMatchObject({ path: '/oauth2/v1/token', status: 499 });
-  });
-
-  it('leaves keep-alive as it was for a client that does not half-close', async () => {
-    const { text, closed } = await rawConversation(tg.url, ['GET /livez HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /livez HTTP/1.1\r\nHost: x\r\n\r\n'], 100, 600);
-    expect(text.match(/HTTP\/1\.1 200 [^]*?Connection: keep-alive/g)).toHaveLength(2);
-    expect(closed).toBe(false);
-  });
-});
-
-describe('a half-closed client during a graceful shutdown', () => {
-  it('gets its answer with Connection: close, logged as 200, and the shutdown ends', async () => {
-    const held = await startHeldUpstream();
-    const tg = await bootGateway({ config: { routes: [{ path: '/held/', upstream: held.url, timeout: '5s' }] } });
-    try {
-      const { access_token } = await issueTokens(tg.url);
-      const answered = halfClosedExchange(tg.url, `GET /held/x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${access_token}\r\n\r\n`);
-      await eventually(() => held.held === 1, { what: 'the call to reach the upstream' });
-      const closed = tg.gateway.close();
-      held.release();
-      const { text } = await answered;
-      expect(text).toMatch(/^HTTP\/1\.1 200 [^]*\r\nConnection: close\r\n/);
-      await closed;
-      expect(tg.logs.filter((line) => line.msg === 'request').at(-1)).toMatchObject({ path: '/held/x', status: 200 });
-    } finally {
-      await tg.close();
-      await held.close();
-    }
+    expect(accessLines().at(-1)).toMatchObject({ path: '/business/score/v2/half', status: 499 });
   });
 });

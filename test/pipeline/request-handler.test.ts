@@ -39,6 +39,32 @@ describe('the request handler and hostile input', () => {
     }
   });
 
+  describe('a Content-Type that names more than one media type', () => {
+    const post = (contentTypeLines: string, path = '/business/score/v2/typed') =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\n${contentTypeLines}Authorization: Bearer x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`;
+
+    it.each([
+      ['two Content-Type lines (joined by the listener)', 'Content-Type: application/json\r\nContent-Type: application/json\r\n'],
+      ['one line listing two types', 'Content-Type: application/json, text/plain\r\n'],
+    ])('is 400 MALFORMED_REQUEST before any policy or upstream: %s', async (_case, lines) => {
+      const seen = tg.upstream.seen.length;
+      const { text } = await rawExchange(tg.url, post(lines));
+      expect(text).toMatch(/^HTTP\/1\.1 400 /);
+      expect(text).toContain('"errorCode":"MALFORMED_REQUEST"');
+      expect(tg.upstream.seen.length).toBe(seen);
+    });
+
+    it('is 400 on the token endpoint too', async () => {
+      const { text } = await rawExchange(tg.url, post('Content-Type: application/json\r\nContent-Type: application/json\r\n', '/oauth2/v1/token'));
+      expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    });
+
+    it('leaves a comma inside a parameter alone (a quoted multipart boundary): the Bearer check answers next', async () => {
+      const { text } = await rawExchange(tg.url, post('Content-Type: multipart/form-data; boundary="a,b"\r\n'));
+      expect(text).toMatch(/^HTTP\/1\.1 401 /);
+    });
+  });
+
   describe('a Transfer-Encoding other than chunked alone (RFC 9112 6.1)', () => {
     const chunkedBody = '5\r\nhello\r\n0\r\n\r\n';
     const request = (path: string, codings: string) =>

@@ -221,6 +221,12 @@ describe('a repeated Host or Authorization line on the wire', () => {
     expect(tg.logs.at(-1)).toMatchObject({ status: 401, detail: 'more than one Authorization header' });
   });
 
+  it('refuses two Authorization lines whatever their schemes (Basic first, then a valid Bearer)', async () => {
+    const { text } = await get(`Host: x\r\nAuthorization: Basic YTpi\r\nAuthorization: Bearer ${token}\r\n`);
+    expect(statusOf(text)).toBe(401);
+    expect(text).toContain('ACCESS_TOKEN_INVALID');
+  });
+
   it('still serves one Host and one Authorization line', async () => {
     const { text } = await get(`Host: x\r\nAuthorization: Bearer ${token}\r\n`);
     expect(statusOf(text)).toBe(200);
