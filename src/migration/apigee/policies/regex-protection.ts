@@ -178,7 +178,7 @@ function translatePatterns(policy: PolicyXml, group: readonly Target[], { report
     const where = placeIn(policy.file, element);
     const translation = translateJavaRegex(source);
     if ('refused' in translation) {
-      report.leftBehind(where, `${titleOf(policy)}: <Pattern>${source}`, `not translated to RE2: ${translation.refused}`, 'rewrite the pattern without it (RE2 syntax, linear time) in the policy file; the other patterns of the policy are in force');
+      report.leftBehind(where, `${titleOf(policy)}: <Pattern>${source}`, `not translated to RE2: ${translation.refused}`, 'rewrite the pattern without it (RE2 syntax, linear time) and add it to the policy file; whatever of this policy could be translated is written and in force');
       continue;
     }
     if (first?.key === 'path' && /%[0-9A-Fa-f]{2}/.test(source)) {

@@ -72,6 +72,14 @@ describe('migration/apigee/policies/regex-protection: RegularExpressionProtectio
     expect(report.notTranslated).toEqual([]);
   });
 
+  it("says what to do with a pattern RE2 cannot run without claiming other patterns are in force when none is", () => {
+    const { result, report } = translate('<QueryParam name="q"><Pattern>^(?!\\d+$).*</Pattern></QueryParam>');
+    expect(result.entries).toEqual([]);
+    expect(report.notTranslated.map((item) => item.todo)).toContainEqual(
+      'rewrite the pattern without it (RE2 syntax, linear time) and add it to the policy file; whatever of this policy could be translated is written and in force',
+    );
+  });
+
   it('leaves a pattern RE2 cannot run behind, with the reason, and keeps the others in force', () => {
     const { result, report } = translate('<QueryParam name="q"><Pattern>^(?!\\d+$).*</Pattern><Pattern>(a)\\1</Pattern><Pattern>select</Pattern></QueryParam>');
     expect(result.entries[0]).toMatchObject({ patterns: [pattern('query-q.3', 'select')] });
