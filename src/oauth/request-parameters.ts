@@ -58,12 +58,26 @@ const present = (value: string | undefined): string | undefined => {
 };
 
 /**
- * A body about to be read as a form or JSON must be the bytes themselves:
- * the token service inflates nothing, and compressed bytes read as a form or
- * JSON would fail later as a missing credential or malformed JSON, the wrong
- * blame. RFC 9110 15.5.16: an unsupported content coding is 415, and RFC 7694
- * lets the answer say which codings are accepted.
+ * An endpoint's own read of its body as a form or JSON: the bytes must be the
+ * body itself. The token service inflates nothing, and compressed bytes read
+ * as a form or JSON would fail later as a missing credential or malformed
+ * JSON, the wrong blame. RFC 9110 15.5.16: an unsupported content coding is
+ * 415, and RFC 7694 lets the answer say which codings are accepted. (What a
+ * policy asks of the body to know who is calling never throws: it reads
+ * request-body.ts directly.)
  */
+export function endpointForm(exchange: Exchange): Promise<URLSearchParams> {
+  assertIdentityCoded(exchange.req);
+  return readOAuthForm(exchange);
+}
+
+/** The JSON counterpart of endpointForm. */
+export function endpointJson(ctx: GatewayContext, exchange: Exchange): Promise<Record<string, unknown> | undefined> {
+  assertIdentityCoded(exchange.req);
+  return readOAuthJsonBody(ctx, exchange);
+}
+
+/** The check itself, for the token endpoint, which makes it before the grant_type header's (415 before 400). */
 export function assertIdentityCoded(req: IncomingMessage): void {
   const coding = contentCodingOf(req.headers);
   if (coding === undefined) return;
@@ -83,8 +97,7 @@ export async function permittedForm(ctx: GatewayContext, exchange: Exchange): Pr
   if (!isReadableForm(exchange.req.headers['content-type'])) return undefined;
   // Unread when no app may use forms: the spec's answer, from the headers alone, exactly as before the switch existed.
   if (!formsAccepted(ctx)) return undefined;
-  assertIdentityCoded(exchange.req);
-  const form = await readOAuthForm(exchange);
+  const form = await endpointForm(exchange);
   return formPermitted(ctx, exchange.req, form) ? form : undefined;
 }
 
@@ -98,10 +111,7 @@ export async function optionalBodyParameters(ctx: GatewayContext, exchange: Exch
   const { req } = exchange;
   const form = await permittedForm(ctx, exchange);
   if (form) return formParameters(req, form);
-  if (isJsonContentType(req.headers['content-type'])) {
-    assertIdentityCoded(req);
-    return specParameters(req, 'json', await readOAuthJsonBody(ctx, exchange));
-  }
+  if (isJsonContentType(req.headers['content-type'])) return specParameters(req, 'json', await endpointJson(ctx, exchange));
   await exchange.body.read();
   return specParameters(req, 'none', undefined);
 }
@@ -116,9 +126,8 @@ export async function optionalBodyParameters(ctx: GatewayContext, exchange: Exch
 export async function formOrSpecParameters(ctx: GatewayContext, exchange: Exchange): Promise<OAuthParameters> {
   const { req } = exchange;
   const contentType = req.headers['content-type'];
-  if (isReadableForm(contentType) || isJsonContentType(contentType)) assertIdentityCoded(req);
-  if (isReadableForm(contentType)) return formParameters(req, await readOAuthForm(exchange));
-  if (isJsonContentType(contentType)) return specParameters(req, 'json', await readOAuthJsonBody(ctx, exchange));
+  if (isReadableForm(contentType)) return formParameters(req, await endpointForm(exchange));
+  if (isJsonContentType(contentType)) return specParameters(req, 'json', await endpointJson(ctx, exchange));
   if (contentType !== undefined) throw new GatewayError('UNSUPPORTED_MEDIA_TYPE', { detail: 'not a form, JSON or no body' });
   await exchange.body.read();
   return specParameters(req, 'none', undefined);
