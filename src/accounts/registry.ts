@@ -113,5 +113,11 @@ class VerifiedSecrets {
 export const isActive = (account: UserAccount | AppAccount): boolean => account.status === ACTIVE;
 
 export function assertUserActive(user: UserAccount): void {
-  if (!isActive(user)) throw new GatewayError('USER_ACCOUNT_INVALID_STATE', { detail: `user status ${user.status}` });
+  const refusal = inactiveUserRefusal(user);
+  if (refusal) throw refusal;
+}
+
+/** The refusal of a user who is not active, for a caller that decides when to throw it; undefined for an active one. */
+export function inactiveUserRefusal(user: UserAccount): GatewayError | undefined {
+  return isActive(user) ? undefined : new GatewayError('USER_ACCOUNT_INVALID_STATE', { detail: `user status ${user.status}` });
 }

@@ -1,4 +1,4 @@
-import { assertUserActive } from '../../accounts/registry.js';
+import { inactiveUserRefusal } from '../../accounts/registry.js';
 import { REFRESH_GRACE_RETRIES } from '../../config/defaults.js';
 import type { GatewayContext } from '../../context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -57,10 +57,12 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
     switch (outcome.kind) {
       case 'rotated':
         return signTokenPair(ctx, subject, successor, now);
-      case 'retried':
+      case 'retried': {
         // The account may have changed between the look above and the store's decision.
-        assertUserMayRefresh(ctx, record);
+        const late = userRefusalOf(ctx, record);
+        if (late) throw late;
         return answerRetry(ctx, subject, refreshToken, outcome, now);
+      }
       case 'reused':
         return revokeReusedGrant(ctx, subject, outcome.reason);
       case 'missing':
@@ -70,17 +72,6 @@ export const refreshTokenGrant: Grant<RefreshParams> = {
 };
 
 const graceOf = (ctx: GatewayContext): RefreshGrace => ({ windowMs: ctx.config.tokens.refresh_grace, maxRetries: REFRESH_GRACE_RETRIES });
-
-/** The user's refusal as the error the grant answers with, or undefined when the user may refresh. */
-function userRefusalOf(ctx: GatewayContext, record: RefreshTokenRecord): GatewayError | undefined {
-  try {
-    assertUserMayRefresh(ctx, record);
-    return undefined;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-}
 
 /**
  * Whether presenting this used token now would be a retry (not theft), read
@@ -92,10 +83,11 @@ async function isRetry(ctx: GatewayContext, used: RefreshTokenRecord, now: numbe
   return replayReason(used, successor, now, graceOf(ctx)) === undefined;
 }
 
-function assertUserMayRefresh(ctx: GatewayContext, record: RefreshTokenRecord): void {
+/** Why the token's user may not refresh (gone, or not active), as the error the grant answers with; undefined when they may. */
+function userRefusalOf(ctx: GatewayContext, record: RefreshTokenRecord): GatewayError | undefined {
   const user = ctx.accounts.findUser(record.username);
-  if (!user) throw new GatewayError('INVALID_REFRESH_TOKEN', { detail: 'user no longer exists' });
-  assertUserActive(user);
+  if (!user) return new GatewayError('INVALID_REFRESH_TOKEN', { detail: 'user no longer exists' });
+  return inactiveUserRefusal(user);
 }
 
 /**
