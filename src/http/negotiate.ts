@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { GatewayError } from '../errors/gateway-error.js';
 
 export type MediaFormat = 'json' | 'xml';
 
@@ -64,6 +65,20 @@ export function declaresNonUtf8Charset(value: string | undefined): boolean {
 export function contentCodingOf(headers: IncomingHttpHeaders): string | undefined {
   const coding = headers['content-encoding']?.trim().toLowerCase();
   return coding && coding !== 'identity' ? coding : undefined;
+}
+
+/**
+ * Content-Type is one media type (RFC 9110 8.3). Two Content-Type lines arrive joined (the listeners join
+ * duplicates), and one line may list types itself: `application/json, text/plain` is JSON to an upstream that
+ * cuts the value at a comma (Rack does) and no JSON at all to the body policies, which would then leave the body
+ * unread. So a list is refused before any policy runs. A comma inside a parameter (`boundary="a,b"`) is not a list.
+ * One `includes` per request with a body.
+ */
+export function assertOneMediaType(contentType: string | undefined): void {
+  if (contentType === undefined || !contentType.includes(',')) return;
+  const semicolon = contentType.indexOf(';');
+  const mediaType = semicolon < 0 ? contentType : contentType.slice(0, semicolon);
+  if (mediaType.includes(',')) throw new GatewayError('MALFORMED_REQUEST', { detail: 'Content-Type names more than one media type' });
 }
 
 /**

@@ -1,3 +1,17 @@
+import { GatewayError } from '../errors/gateway-error.js';
+
+const CLOSE_CONNECTION: Readonly<Record<string, string>> = Object.freeze({ Connection: 'close' });
+
+/**
+ * A request body in a transfer coding the gateway does not decode is refused: 501, not 400 MALFORMED_REQUEST
+ * (RFC 9112 6.1, catalogue.ts), with the connection closed, since what follows on it is framed in a way the
+ * gateway does not take.
+ */
+export function assertDecodableTransferCoding(codings: string | undefined): void {
+  if (codings === undefined || isChunkedAlone(codings)) return;
+  throw new GatewayError('UNSUPPORTED_TRANSFER_CODING', { detail: 'a transfer coding other than chunked', headers: CLOSE_CONNECTION });
+}
+
 /**
  * Whether a request's Transfer-Encoding is the one coding the gateway reads: `chunked`, alone (any case, spaces and
  * empty list elements allowed, RFC 9110 5.6.1). node's parser accepts `gzip, chunked` (chunked last frames the

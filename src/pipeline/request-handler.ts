@@ -4,11 +4,11 @@ import type { GatewayContext } from '../context.js';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.js';
 import { clientAddressOf } from '../http/client-address.js';
 import type { Exchange } from '../http/exchange.js';
-import { preferredFormat } from '../http/negotiate.js';
+import { assertOneMediaType, preferredFormat } from '../http/negotiate.js';
 import { renderError } from '../http/render-error.js';
 import { RequestBody } from '../http/request-body.js';
 import { requestIdOf } from '../http/request-id.js';
-import { isChunkedAlone } from '../http/transfer-coding.js';
+import { assertDecodableTransferCoding } from '../http/transfer-coding.js';
 import type { Forwarder } from '../proxy/forward.js';
 import type { CompiledRoute, RouteTable } from '../proxy/routes.js';
 import { routingPathOf } from '../proxy/safe-path.js';
@@ -141,8 +141,6 @@ function openExchange(req: IncomingMessage, res: ServerResponse, config: Gateway
   };
 }
 
-const CLOSE_CONNECTION: Readonly<Record<string, string>> = Object.freeze({ Connection: 'close' });
-
 /** Origin-form paths only; the query never takes part in routing (and never reaches the logs). */
 export function pathOf(url: string | undefined): string {
   if (!url?.startsWith('/')) return '';
@@ -150,29 +148,11 @@ export function pathOf(url: string | undefined): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
-/**
- * Content-Type is one media type (RFC 9110 8.3). Two Content-Type lines arrive joined (the listeners join
- * duplicates), and one line may list types itself: `application/json, text/plain` is JSON to an upstream that
- * cuts the value at a comma (Rack does) and no JSON at all to the body policies, which would then leave the body
- * unread. So a list is refused before any policy runs. A comma inside a parameter (`boundary="a,b"`) is not a list.
- * One `includes` per request with a body.
- */
-function assertOneMediaType(contentType: string | undefined): void {
-  if (contentType === undefined || !contentType.includes(',')) return;
-  const semicolon = contentType.indexOf(';');
-  const mediaType = semicolon < 0 ? contentType : contentType.slice(0, semicolon);
-  if (mediaType.includes(',')) throw new GatewayError('MALFORMED_REQUEST', { detail: 'Content-Type names more than one media type' });
-}
-
 /** What serves the request, run through the phases; a refusal found before any of them waited is thrown. */
 function dispatch(ctx: GatewayContext, exchange: Exchange, routes: RouteTable, servedRoutes: ReadonlyMap<CompiledRoute, Served>): Promise<void> {
-  // Before routing, for every target: a body in a transfer coding we do not decode reaches no endpoint or upstream.
-  // 501, not 400 MALFORMED_REQUEST (RFC 9112 6.1, catalogue.ts); the connection is closed, since what follows on it
-  // is framed in a way the gateway does not take. One property read when the header is absent (the usual request).
-  const codings = exchange.req.headers['transfer-encoding'];
-  if (codings !== undefined && !isChunkedAlone(codings)) {
-    throw new GatewayError('UNSUPPORTED_TRANSFER_CODING', { detail: 'a transfer coding other than chunked', headers: CLOSE_CONNECTION });
-  }
+  // Before routing, for every target: a body framed or typed in a way the gateway would read otherwise than an
+  // upstream reaches no policy, endpoint or upstream. One property read each when the headers are absent.
+  assertDecodableTransferCoding(exchange.req.headers['transfer-encoding']);
   assertOneMediaType(exchange.req.headers['content-type']);
   if (!exchange.path) throw new GatewayError('MALFORMED_REQUEST', { detail: 'request target is not a path' });
   const endpoint = ENDPOINTS.get(exchange.path);
