@@ -53,13 +53,19 @@ function listenerUrl(host: string, port: number, configFile: string): string {
   return `http://${hostForUrl(reachable)}:${port}`;
 }
 
+/** The --user and --client options of the commands that name accounts (grants, revoke). */
+export const ACCOUNT_OPTIONS = { user: { type: 'string' }, client: { type: 'string' } } as const;
+
 /**
- * A --user or --client value: the admin API refuses a blank one (400), and
- * that is the command line's mistake (exit 2), found before any call.
+ * --user and --client as the admin API's input (`username`, `client_id`).
+ * The API refuses a blank one (400), and that is the command line's mistake
+ * (exit 2), found before any call.
  */
-export function nameOption(option: '--user' | '--client', value: string | undefined): string | undefined {
-  if (value !== undefined && value.trim() === '') throw new CommandLineError(`${option} must not be blank, got "${value}"`);
-  return value;
+export function accountInput(values: { readonly user?: string; readonly client?: string }): { username?: string; client_id?: string } {
+  for (const [option, value] of [['--user', values.user], ['--client', values.client]] as const) {
+    if (value !== undefined && value.trim() === '') throw new CommandLineError(`${option} must not be blank, got "${value}"`);
+  }
+  return { ...(values.user === undefined ? {} : { username: values.user }), ...(values.client === undefined ? {} : { client_id: values.client }) };
 }
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { MAX_LIMIT } from '../../admin/operations/list-grants.js';
 import { z } from '../../config/zod.js';
 import { CommandLineError } from '../command-errors.js';
-import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, adminConnection, callAdmin, nameOption, runAdminCommand } from '../admin-client.js';
+import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, ACCOUNT_OPTIONS, accountInput, adminConnection, callAdmin, runAdminCommand } from '../admin-client.js';
 import { EXIT, type CommandIo } from '../io.js';
 import { formatTable } from '../table.js';
 
@@ -37,18 +37,13 @@ export function grantsCommand(args: readonly string[], io: CommandIo): Promise<n
   return runAdminCommand('grants', GRANTS_USAGE, args, io, async () => {
     const { values } = parseArgs({
       args: [...args],
-      options: { ...ADMIN_CONNECTION_OPTIONS, user: { type: 'string' }, client: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+      options: { ...ADMIN_CONNECTION_OPTIONS, ...ACCOUNT_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } },
       strict: true,
     });
-    nameOption('--user', values.user);
-    nameOption('--client', values.client);
+    const account = accountInput(values);
     if (values.limit !== undefined) checkLimit(values.limit);
     const connection = await adminConnection(values);
-    const query = {
-      ...(values.user === undefined ? {} : { username: values.user }),
-      ...(values.client === undefined ? {} : { client_id: values.client }),
-      ...(values.limit === undefined ? {} : { limit: values.limit }),
-    };
+    const query = { ...account, ...(values.limit === undefined ? {} : { limit: values.limit }) };
     const answer = await callAdmin(connection, 'GET', '/admin/v1/grants', query, GRANTS_ANSWER);
     io.stdout.write(values.json ? `${JSON.stringify(answer, null, 2)}\n` : grantsTable(answer));
     return EXIT.ok;

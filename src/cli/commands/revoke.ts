@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from '../../config/zod.js';
 import { CommandLineError } from '../command-errors.js';
-import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, adminConnection, callAdmin, nameOption, runAdminCommand } from '../admin-client.js';
+import { ADMIN_CONNECTION_OPTIONS, ADMIN_CONNECTION_USAGE, ACCOUNT_OPTIONS, accountInput, adminConnection, callAdmin, runAdminCommand } from '../admin-client.js';
 import { EXIT, type CommandIo } from '../io.js';
 
 export const REVOKE_USAGE = `usage: token-gateway revoke --user NAME | --client ID [--config FILE] [--admin URL]
@@ -18,12 +18,10 @@ const REVOCATION_ANSWER = z.looseObject({ revoked: z.number(), account: z.string
 /** `token-gateway revoke`: POST /admin/v1/revocations. */
 export function revokeCommand(args: readonly string[], io: CommandIo): Promise<number> {
   return runAdminCommand('revoke', REVOKE_USAGE, args, io, async () => {
-    const { values } = parseArgs({ args: [...args], options: { ...ADMIN_CONNECTION_OPTIONS, user: { type: 'string' }, client: { type: 'string' } }, strict: true });
+    const { values } = parseArgs({ args: [...args], options: { ...ADMIN_CONNECTION_OPTIONS, ...ACCOUNT_OPTIONS }, strict: true });
     if ((values.user === undefined) === (values.client === undefined)) throw new CommandLineError('give exactly one of --user NAME or --client ID');
-    nameOption('--user', values.user);
-    nameOption('--client', values.client);
+    const input = accountInput(values);
     const connection = await adminConnection(values);
-    const input = values.user === undefined ? { client_id: values.client } : { username: values.user };
     const answer = await callAdmin(connection, 'POST', '/admin/v1/revocations', input, REVOCATION_ANSWER);
     const whose = values.user === undefined ? `client ${values.client}` : `user ${values.user}`;
     io.stdout.write(`revoked ${answer.revoked} ${answer.revoked === 1 ? 'grant' : 'grants'} of ${whose} (account status: ${answer.account})\n`);
