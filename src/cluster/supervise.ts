@@ -19,6 +19,9 @@ const MAX_RESPAWN_DELAY_MS = 30_000;
  * itself; it replaces a worker that dies, passes SIGHUP on (config,
  * accounts and policies reload), and on SIGTERM or SIGINT lets every worker
  * shut down gracefully before it exits; a second signal ends their grace.
+ * Its lines about a worker name it in `workerPid`: each line already carries
+ * `pid`, the primary's own, and a second `pid` key would leave its reading to
+ * the parser.
  */
 export function superviseWorkers(count: number, serveArgs: readonly string[], logger: Logger): Promise<number> {
   cluster.setupPrimary({ exec: fileURLToPath(new URL('../cli/main.js', import.meta.url)), args: ['serve', ...serveArgs] });
@@ -51,14 +54,14 @@ export function superviseWorkers(count: number, serveArgs: readonly string[], lo
       startedAt.delete(worker);
       if (stopping) return;
       if (livedMs < START_GRACE_MS && code !== 0 && signal === null) {
-        logger.fatal({ pid: worker.process.pid, code }, 'a worker failed to start; stopping the gateway');
+        logger.fatal({ workerPid: worker.process.pid, code }, 'a worker failed to start; stopping the gateway');
         // The primary ends as the worker did: `serve`'s 1 for an invalid config or secret, 1 when it gave no code.
         stop('SIGTERM', code || 1);
         return;
       }
       youngDeaths = livedMs < START_GRACE_MS ? youngDeaths + 1 : 0;
       const delayMs = Math.min(MAX_RESPAWN_DELAY_MS, RESPAWN_DELAY_MS * 2 ** youngDeaths);
-      logger.error({ pid: worker.process.pid, code, signal, restartInMs: delayMs }, 'worker died; starting a replacement');
+      logger.error({ workerPid: worker.process.pid, code, signal, restartInMs: delayMs }, 'worker died; starting a replacement');
       // Not unref'd: with every worker dead, this timer is what keeps the primary alive to replace them.
       const respawn = setTimeout(() => {
         respawns.delete(respawn);

@@ -66,6 +66,20 @@ describe('workers', () => {
     }
   });
 
+  it('stops the gateway with the worker\'s exit code when the workers cannot start (no key-encryption key), instead of waiting forever', async () => {
+    const redis = await RedisServer.start();
+    try {
+      const started = GatewayProcess.start(
+        { workers: 2, environment: 'workers-no-kek', store: { redis: { url: `redis://127.0.0.1:${redis.port}` } } },
+        { TOKEN_GATEWAY_KEY_ENCRYPTION_KEY: '' },
+      );
+      // Before the fix each worker printed its error and stayed alive on its channel to the primary: no exit, no listener.
+      await expect(started).rejects.toThrow(/^gateway exited with 1 before listening: .*token-gateway serve: the Redis store keeps the signing keys encrypted/s);
+    } finally {
+      await redis.stop();
+    }
+  });
+
   describe('two workers on one Redis', () => {
     let redis: RedisServer;
     let upstream: TestUpstream;
@@ -190,6 +204,10 @@ describe('workers', () => {
       process.kill(victim, 'SIGKILL');
       const replaced = await until(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.includes(victim), 'a replacement worker');
       expect(replaced).toContain(survivor);
+      // The primary names the dead worker in workerPid; its own pid stays the line's one `pid`.
+      const died = gateway.output.stdout.split('\n').find((line) => line.includes('"msg":"worker died; starting a replacement"') && line.includes(`"workerPid":${victim},`))!;
+      expect(JSON.parse(died)).toMatchObject({ level: 50, pid: gateway.pid, workerPid: victim, code: null, signal: 'SIGKILL' });
+      expect(died.match(/"pid":/g)).toHaveLength(1);
       for (const pid of replaced) process.kill(pid, 'SIGKILL');
       const fresh = await until(() => childrenOf(gateway.pid), (pids) => pids.length === 2 && !pids.some((pid) => replaced.includes(pid)), 'two new workers');
       expect(gateway.alive).toBe(true);
