@@ -27,10 +27,11 @@ import { pino } from 'pino';
  *   whose reader stalls, a disk that blocks) gets at most `MAX_PENDING_BYTES`
  *   held for it; batches past that are dropped, their lines counted
  *   (`token_gateway_log_lines_dropped_total`), and one warning line with the
- *   count is written once the destination takes lines again. Back-pressure
- *   would instead slow every request down to the speed of the log reader,
- *   which turns a slow log collector into an outage; nginx and HAProxy make
- *   the same choice for their access logs.
+ *   count is written right before the first batch the destination takes
+ *   again, in the same write. Back-pressure would instead slow every request
+ *   down to the speed of the log reader, which turns a slow log collector
+ *   into an outage; nginx and HAProxy make the same choice for their access
+ *   logs.
  * - Pending lines are written out synchronously when the process exits
  *   (after SIGTERM's drain too), and at the latest `FLUSH_EVERY_MS` after
  *   they were logged while the gateway is quiet.
@@ -112,11 +113,13 @@ export function createLogDestination({ fd = 1, maxPendingBytes = MAX_PENDING_BYT
     const lines = batchLines;
     batch = '';
     batchLines = 0;
-    // The warning goes first. No room for it: the batch behind it is dropped too (and counted), so that no line
-    // comes out after a gap without the warning before it; the warning is not one of the log's lines.
-    const warned = unreported === 0 || accepted(Buffer.from(droppedWarning(unreported)));
-    if (warned) unreported = 0;
-    if (!warned || !accepted(Buffer.from(text))) {
+    // After a gap the warning goes first, in one write with the batch behind it: both are taken or neither. Written
+    // on its own, a warning fitted in the room a batch did not, and a stalled consumer's backlog filled up with
+    // warnings counting a few lines each. The warning is not one of the log's lines.
+    const bytes = Buffer.from(unreported === 0 ? text : droppedWarning(unreported) + text);
+    if (accepted(bytes)) {
+      unreported = 0;
+    } else {
       dropped += lines;
       unreported += lines;
     }

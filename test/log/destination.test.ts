@@ -258,6 +258,20 @@ describe('log destination', () => {
     expect(warnings.length).toBeGreaterThan(0);
     for (const warning of warnings) expect(warning).toMatchObject({ level: 40, msg: 'log lines dropped: standard output did not keep up' });
     expect(warnings.reduce((sum, warning) => sum + (warning.dropped ?? 0), 0)).toBe(dropped);
+    // A warning stands exactly where lines are missing, and counts that gap: never two in a row, never one written
+    // while the consumer still takes nothing (it goes in with the batch after the gap, or not at all).
+    let previous = -1;
+    let reported = 0;
+    for (const entry of entries) {
+      if (entry.dropped !== undefined) {
+        expect(reported, 'a warning right after another').toBe(0);
+        reported = entry.dropped;
+        continue;
+      }
+      expect(entry.n! - previous - 1, `the gap before line ${entry.n}`).toBe(reported);
+      previous = entry.n!;
+      reported = 0;
+    }
     // The burst ended with drops: the warning comes right before the first lines written once the consumer reads
     // (the burst's last lines, still in the batch being gathered, then the one logged after it).
     const lastWarning = entries.lastIndexOf(warnings.at(-1)!);
