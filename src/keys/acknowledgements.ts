@@ -5,7 +5,7 @@ import type { KeyRingStorage } from '../store/types.js';
 
 /** Which instances have installed a ring version, and which could not be shown to have. */
 export interface InstanceConfirmation {
-  /** Instance ids that acknowledged the version (or a later one). */
+  /** Live instances that acknowledged the version (or a later one). */
   readonly confirmed: readonly string[];
   /** Instances heard from within the horizon that did not: still serving with an older ring, as far as anyone knows. */
   readonly unconfirmed: readonly UnconfirmedInstance[];
@@ -45,7 +45,9 @@ export async function confirmations(storage: KeyRingStorage, version: number, wa
     const behind = instances.filter((instance) => instance.ringVersion < version);
     if (now >= deadline || !behind.some((instance) => isLive(instance.seenAt, now))) {
       return {
-        confirmed: instances.filter((instance) => instance.ringVersion >= version).map((instance) => instance.id).sort(),
+        // Only a live instance confirms. One out of reach that had the version already (a rotation that changed
+        // nothing, an instance killed since) did not answer, and has nothing left to install: in neither list.
+        confirmed: instances.filter((instance) => instance.ringVersion >= version && isLive(instance.seenAt, now)).map((instance) => instance.id).sort(),
         unconfirmed: behind
           .map(({ id, seenAt, ringVersion }) => ({ instance: id, lastSeen: seenAt, live: isLive(seenAt, now), ringVersion }))
           .sort((a, b) => a.instance.localeCompare(b.instance)),

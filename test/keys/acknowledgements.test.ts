@@ -91,6 +91,12 @@ describe('confirmations: who has installed a ring version', () => {
       unconfirmed: [{ instance: 'gone', live: false, ringVersion: 3 }],
     },
     {
+      rule: 'an instance out of reach that had the version already is in neither list: it did not confirm, and has nothing left to install',
+      heard: [['a', LIVE, 4], ['crashed', SILENT, 4]] as const,
+      confirmed: ['a'],
+      unconfirmed: [],
+    },
+    {
       rule: 'no instance heard from at all: nothing to wait for',
       heard: [] as const,
       confirmed: [],
