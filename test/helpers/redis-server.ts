@@ -91,6 +91,11 @@ export class RedisServer {
   }
 
   /** SIGKILL: the process dies at once, connections drop without goodbye. */
+  /** Sends `signal` to the server and returns at once: SIGSTOP freezes it with its connections open, SIGCONT thaws it. */
+  signal(signal: NodeJS.Signals): void {
+    this.process?.kill(signal);
+  }
+
   kill(): Promise<void> {
     return this.terminate('SIGKILL');
   }

@@ -308,8 +308,10 @@ export class RedisStore implements Store {
   private reconcile(reason: string): void {
     this.reconciling = this.reconciling.then(() => this.reconcileNow(reason)).catch((error: unknown) => {
       this.restoration.noteOutage();
-      if (isOutage(error)) this.availability.lost(`resync: ${(error as Error).message}`);
-      this.options.logger.warn({ reason, err: error }, 'could not resync with redis; will retry');
+      // An outage is expected, not a defect: its message says enough, and a stack of ioredis frames says nothing more.
+      const outage = isOutage(error);
+      if (outage) this.availability.lost(`resync: ${(error as Error).message}`);
+      this.options.logger.warn({ reason, err: outage ? { message: (error as Error).message } : error }, 'could not resync with redis; will retry');
     });
   }
 

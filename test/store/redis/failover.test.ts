@@ -57,10 +57,10 @@ describe('a stalled redis (no connection lost, no answer)', () => {
 });
 
 /** A store on `redis` whose log lines the test reads (docs/monitoring.md names them for the operator). */
-function loggedStore(redis: RedisServer, commandTimeout: number) {
+function loggedStore(redis: RedisServer, commandTimeout: number, storeClock = clock) {
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-  const store = new Store({ config: redisStoreConfig({ mode: 'single', url: redis.url }, { command_timeout: commandTimeout }), environment: uniqueEnvironment(), clock, logger });
+  const store = new Store({ config: redisStoreConfig({ mode: 'single', url: redis.url }, { command_timeout: commandTimeout }), environment: uniqueEnvironment(), clock: storeClock, logger });
   store.connect();
   const said = (msg: string) => lines.filter((line) => line.msg === msg);
   return { store, lines, said };
@@ -83,6 +83,32 @@ describe('what an outage writes to the log (the two pairs of lines docs/monitori
       expect(said('redis answers again')[0]).toMatchObject({ level: 30, lostFor: expect.stringMatching(/^\d+ ms$/) });
       // Stalled past twice command_timeout, the connection is dropped and made again: the other pair says so too.
       expect(said('redis unreachable; retrying with back-off')).toMatchObject([{ role: 'commands', err: { message: expect.stringContaining('Socket timeout') } }]);
+    } finally {
+      await store.close();
+      await redis.dispose();
+    }
+  });
+
+  it('a resync that finds no answer: "could not resync with redis; will retry" with what started it and the reason, no stack', async () => {
+    const redis = await RedisServer.start();
+    const resyncClock = new ManualClock();
+    const { store, said } = loggedStore(redis, 300, resyncClock);
+    try {
+      await untilReady(store);
+      redis.signal('SIGSTOP');
+      try {
+        // The periodic resync runs on the store's clock: moved past resync_interval, it starts one against a Redis that is frozen.
+        resyncClock.advance(24 * 60 * 60_000);
+        await eventually(() => said('could not resync with redis; will retry').length > 0);
+      } finally {
+        redis.signal('SIGCONT');
+      }
+      const [line] = said('could not resync with redis; will retry');
+      expect(line).toMatchObject({ level: 40, reason: 'periodic resync', err: { message: 'Command timed out' } });
+      // pino's error serializer writes an empty stack for a plain { message }, as on "redis unreachable".
+      expect((line!.err as { stack?: string }).stack ?? '').toBe('');
+      expect(said('redis out of reach: writes answer 503 at once until every node answers again')).toMatchObject([{ reason: 'resync: Command timed out' }]);
+      await untilReady(store);
     } finally {
       await store.close();
       await redis.dispose();
