@@ -16,8 +16,12 @@ export const timeOfDay: PolicyKind<typeof timeOfDaySchema> = {
     return (_request, explain) => {
       const now = readWallClock(clock.now());
       const open = isOpen(windows, now.day, now.minute);
-      explain?.(`${now.label} ${time_zone} is ${open ? 'inside' : 'outside'} that day's windows (${spansOfDay(windows, now.day)})`);
-      if (open) return undefined;
+      if (open) {
+        explain?.(`${now.label} ${time_zone} is inside that day's windows (${spansOfDay(windows, now.day)})`);
+        return undefined;
+      }
+      // A refusal's detail already names the local time and zone; the dry run adds only the day's windows.
+      explain?.(`that day's windows: ${spansOfDay(windows, now.day)}`);
       return { code: 'TIME_OF_DAY_FORBIDDEN', detail: `outside the allowed windows: ${now.label} ${time_zone}` };
     };
   },

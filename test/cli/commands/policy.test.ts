@@ -83,7 +83,7 @@ describe('token-gateway policy test: each verdict and why, in chain order', () =
   it.each([
     ['a pattern, and where it matched', ['--path', '/partners/x', '--header', 'X-Customer-Reference: corp.internal', '--client-address', '10.20.1.5'], 'injection-guard', 'pattern internal-host matched header x-customer-reference', '401 REGEX_THREAT'],
     ['an address, and the rule and range', ['--path', '/partners/x', '--client-address', '10.20.66.7'], 'partner-network', '10.20.66.7 denied by rule 1 (10.20.66.0/24)', '403 IP_RANGE_FORBIDDEN'],
-    ['a time, and the windows in the zone', ['--path', '/partners/x', '--client-address', '10.20.1.5', '--at', '2026-11-21T13:00:00-06:00'], 'office-hours', "outside the allowed windows: Sat 13:00 America/Chicago; Sat 13:00 America/Chicago is outside that day's windows (no window)", '403 TIME_OF_DAY_FORBIDDEN'],
+    ['a time, and the windows in the zone', ['--path', '/partners/x', '--client-address', '10.20.1.5', '--at', '2026-11-21T13:00:00-06:00'], 'office-hours', "outside the allowed windows: Sat 13:00 America/Chicago; that day's windows: no window", '403 TIME_OF_DAY_FORBIDDEN'],
     ['a limit, and the measure', ['--path', '/json/x', '--header', 'Content-Type: application/json', '--body', '{"a":{"b":{"c":{}}}}'], 'json-guard', 'nested deeper than 3 levels', '401 JSON_THREAT'],
   ])('refuses with exit 1, naming %s', async (_case, args, policy, reason, refusal) => {
     const { code, stdout } = await policyTest('--at', MONDAY_9AM, ...args);
