@@ -47,7 +47,7 @@ export class JsonThreatScanner {
     this.seen.bytes += chunk.length;
     if (this.violation) return this.violation;
     for (let i = 0; i < allowed && !this.violation; i++) this.step(chunk[i] as number);
-    if (!this.violation && allowed < chunk.length) this.fail(`body larger than ${this.limits.maxBodySize} bytes`);
+    if (!this.violation && allowed < chunk.length) this.fail(`body larger than ${counted(this.limits.maxBodySize, 'byte')}`);
     return this.violation;
   }
 
@@ -126,10 +126,10 @@ export class JsonThreatScanner {
     top.count++;
     if (top.isObject) {
       if (top.count > this.seen.objectEntries) this.seen.objectEntries = top.count;
-      if (top.count > this.limits.maxObjectEntries) this.fail(`object has more than ${this.limits.maxObjectEntries} entries`);
+      if (top.count > this.limits.maxObjectEntries) this.fail(`object has more than ${counted(this.limits.maxObjectEntries, 'entry', 'entries')}`);
     } else {
       if (top.count > this.seen.arrayElements) this.seen.arrayElements = top.count;
-      if (top.count > this.limits.maxArrayElements) this.fail(`array has more than ${this.limits.maxArrayElements} elements`);
+      if (top.count > this.limits.maxArrayElements) this.fail(`array has more than ${counted(this.limits.maxArrayElements, 'element')}`);
     }
   }
 
@@ -137,7 +137,7 @@ export class JsonThreatScanner {
     this.stack.push({ isObject, count: 0, awaitingEntry: true });
     const depth = this.stack.length;
     if (depth > this.seen.depth) this.seen.depth = depth;
-    if (depth > this.limits.maxDepth) this.fail(`nested deeper than ${this.limits.maxDepth} levels`);
+    if (depth > this.limits.maxDepth) this.fail(`nested deeper than ${counted(this.limits.maxDepth, 'level')}`);
   }
 
   private openString(isName: boolean): void {
@@ -152,8 +152,8 @@ export class JsonThreatScanner {
     this.stringLength += units;
     if (this.stringLength <= this.stringLimit) return;
     this.fail(this.inName
-      ? `object entry name longer than ${this.limits.maxNameLength} characters`
-      : `string longer than ${this.limits.maxStringLength} characters`);
+      ? `object entry name longer than ${counted(this.limits.maxNameLength, 'character')}`
+      : `string longer than ${counted(this.limits.maxStringLength, 'character')}`);
   }
 
   private closeString(): void {
@@ -173,4 +173,9 @@ export function measureJson(chunks: Iterable<Uint8Array> | string): JsonMeasurem
   for (const chunk of typeof chunks === 'string' ? [Buffer.from(chunks)] : chunks) scanner.write(chunk);
   scanner.end();
   return scanner.stats();
+}
+
+/** `1 level`, `10 levels`: a refusal's detail reads right at a limit of 1 too. Built only on a refusal. */
+function counted(limit: number, one: string, many = `${one}s`): string {
+  return `${limit} ${limit === 1 ? one : many}`;
 }

@@ -20,7 +20,7 @@ const rules: Array<{ rule: string; key: keyof JsonLimits; detail: (limit: number
   {
     rule: 'max_depth',
     key: 'maxDepth',
-    detail: (n) => `nested deeper than ${n} levels`,
+    detail: (n) => `nested deeper than ${n} ${n === 1 ? 'level' : 'levels'}`,
     cases: [
       ['arrays', 3, '[[[]]]', '[[[[]]]]'],
       ['objects and arrays', 3, '{"a":{"b":[1]}}', '{"a":{"b":[[1]]}}'],
@@ -32,7 +32,7 @@ const rules: Array<{ rule: string; key: keyof JsonLimits; detail: (limit: number
   {
     rule: 'max_object_entries',
     key: 'maxObjectEntries',
-    detail: (n) => `object has more than ${n} entries`,
+    detail: (n) => `object has more than ${n} ${n === 1 ? 'entry' : 'entries'}`,
     cases: [
       ['flat', 2, '{"a":1,"b":2}', '{"a":1,"b":2,"c":3}'],
       ['per object, not per document', 2, '{"a":{"x":1,"y":2},"b":{"z":3}}', '{"a":{"x":1,"y":2,"z":3}}'],
@@ -44,7 +44,7 @@ const rules: Array<{ rule: string; key: keyof JsonLimits; detail: (limit: number
   {
     rule: 'max_array_elements',
     key: 'maxArrayElements',
-    detail: (n) => `array has more than ${n} elements`,
+    detail: (n) => `array has more than ${n} ${n === 1 ? 'element' : 'elements'}`,
     cases: [
       ['flat', 2, '[1,2]', '[1,2,3]'],
       ['per array', 2, '[[1,2],[3,4]]', '[[1,2],[3,4,5]]'],
@@ -56,7 +56,7 @@ const rules: Array<{ rule: string; key: keyof JsonLimits; detail: (limit: number
   {
     rule: 'max_name_length',
     key: 'maxNameLength',
-    detail: (n) => `object entry name longer than ${n} characters`,
+    detail: (n) => `object entry name longer than ${n} ${n === 1 ? 'character' : 'characters'}`,
     cases: [
       ['ASCII', 3, '{"abc":1}', '{"abcd":1}'],
       ['an escape is one character', 3, '{"\\u0061\\n\\"":1}', '{"\\u0061\\n\\"\\\\":1}'],
@@ -146,9 +146,9 @@ describe('hostile and invalid input', () => {
 
   it('keeps reporting the first violation', () => {
     const scanner = new JsonThreatScanner({ ...UNLIMITED, maxArrayElements: 1 });
-    expect(scanner.write(Buffer.from('[1,2'))).toBe('array has more than 1 elements');
-    expect(scanner.write(Buffer.from('"a very long string"]'))).toBe('array has more than 1 elements');
-    expect(scanner.end()).toBe('array has more than 1 elements');
+    expect(scanner.write(Buffer.from('[1,2'))).toBe('array has more than 1 element');
+    expect(scanner.write(Buffer.from('"a very long string"]'))).toBe('array has more than 1 element');
+    expect(scanner.end()).toBe('array has more than 1 element');
   });
 
   it('never repeats body content in a violation', () => {
@@ -162,6 +162,14 @@ describe('hostile and invalid input', () => {
   it.each(invalid)('measures invalid or partial input %s without throwing', (text) => {
     expect(() => scan({ maxDepth: 1, maxStringLength: 1 }, text)).not.toThrow();
     expect(() => measureJson(typeof text === 'string' ? text : [text])).not.toThrow();
+  });
+
+  it('names a limit of 1 in the singular', () => {
+    expect(scan({ maxDepth: 1 }, '{"a":[1]}')).toBe('nested deeper than 1 level');
+    expect(scan({ maxObjectEntries: 1 }, '{"a":1,"b":2}')).toBe('object has more than 1 entry');
+    expect(scan({ maxArrayElements: 1 }, '[1,2]')).toBe('array has more than 1 element');
+    expect(scan({ maxNameLength: 1 }, '{"ab":1}')).toBe('object entry name longer than 1 character');
+    expect(scan({ maxStringLength: 1 }, '["ab"]')).toBe('string longer than 1 character');
   });
 
   it('measures a string cut short at the end of the body', () => {
