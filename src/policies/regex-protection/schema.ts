@@ -90,7 +90,7 @@ export const regexProtectionSchema = z
     builtin: z
       .array(z.enum(BUILTIN_NAMES))
       .default([...BUILTIN_NAMES])
-      .describe('Shipped patterns to apply, all by default; [] to apply only your own `patterns`.'),
+      .describe('Shipped patterns to apply, all by default; [] to apply only your own `patterns` (then at least one is needed: `builtin: []` with no `patterns` is refused at load with `policies[0].patterns: nothing to test: keep a builtin or add a pattern`).'),
     patterns: z.array(operatorPattern).default([]).describe("The operator's own patterns, tested after the shipped ones."),
     apply_to: applyTo.prefault({}).describe('Which parts of the request are tested; the body is read only when needed.'),
   })
