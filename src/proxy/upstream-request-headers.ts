@@ -88,14 +88,40 @@ function appendGatewayHeaders(list: string[], exchange: Exchange, { upstreamHost
   const headers = req.headers;
   const peer = req.socket.remoteAddress ?? '';
   const prior = joined(headers['x-forwarded-for']);
-  const keepProxyView = fromTrustedProxy && headers['x-forwarded-proto'] !== undefined;
-  const proto = (keepProxyView && joined(headers['x-forwarded-proto'])) || ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http');
-  const host = keepProxyView ? joined(headers['x-forwarded-host']) : headers.host;
-  const port = keepProxyView ? joined(headers['x-forwarded-port']) : String(req.socket.localPort ?? '');
+  const ownProto = 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http';
+  const ownPort = String(req.socket.localPort ?? '');
+  const proto = fromTrustedProxy ? (trustedProto(headers['x-forwarded-proto']) ?? ownProto) : ownProto;
+  const host = fromTrustedProxy ? (trustedHost(headers['x-forwarded-host']) ?? headers.host) : headers.host;
+  const port = fromTrustedProxy ? (trustedPort(headers['x-forwarded-port']) ?? ownPort) : ownPort;
   list.push('host', upstreamHost, 'x-forwarded-for', prior ? `${prior}, ${peer}` : peer, 'x-forwarded-proto', proto);
   if (host) list.push('x-forwarded-host', host);
   if (port) list.push('x-forwarded-port', port);
   list.push('x-request-id', exchange.requestId, 'forwarded', forwardedOf(exchange.clientAddress(), proto, host));
+}
+
+/*
+ * A trusted proxy's X-Forwarded-Proto, -Host and -Port, each judged on its
+ * own: one it sent is kept when it is one value of the right form, and
+ * otherwise (absent, a list, anything else) the gateway writes what it saw
+ * itself, as for any client. A list (`https, http`) is not picked from: which
+ * entry describes the client depends on how the proxies in front are chained,
+ * and a guess would tell the upstream a scheme or host nobody vouched for.
+ * So the upstream's promise holds behind proxies too: `http` or `https`, one
+ * `host[:port]`, one port.
+ */
+const PROTO = /^https?$/i;
+const PORT = /^[1-9][0-9]{0,4}$/;
+
+function trustedProto(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && PROTO.test(value) ? value.toLowerCase() : undefined;
+}
+
+function trustedHost(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' && !value.startsWith(':') && HOST.test(value) ? value : undefined;
+}
+
+function trustedPort(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && PORT.test(value) && Number(value) <= 65_535 ? value : undefined;
 }
 
 /**

@@ -137,6 +137,33 @@ describe('behind trusted proxies', () => {
       forwarded: 'for=203.0.113.7;proto=https;host=api.example.com',
     });
   });
+
+  // Each X-Forwarded-* header on its own: one the balancer did not send, or sent in a form the upstream was not
+  // promised, is written from what the gateway saw.
+  it.each([
+    ['only X-Forwarded-Proto', { 'x-forwarded-proto': 'HTTPS' }, { proto: 'https', host: 'own', port: 'own' }],
+    ['only X-Forwarded-Host', { 'x-forwarded-host': 'api.example.com' }, { proto: 'http', host: 'api.example.com', port: 'own' }],
+    ['only X-Forwarded-Port', { 'x-forwarded-port': '443' }, { proto: 'http', host: 'own', port: '443' }],
+    ['a scheme that is neither http nor https', { 'x-forwarded-proto': 'gopher' }, { proto: 'http', host: 'own', port: 'own' }],
+    ['a list of schemes', { 'x-forwarded-proto': 'https, http' }, { proto: 'http', host: 'own', port: 'own' }],
+    ['a list of hosts', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'a.example, b.example' }, { proto: 'https', host: 'own', port: 'own' }],
+    ['a host with a space and a path', { 'x-forwarded-host': 'a b/c' }, { proto: 'http', host: 'own', port: 'own' }],
+    ['a port out of range', { 'x-forwarded-port': '70000' }, { proto: 'http', host: 'own', port: 'own' }],
+    ['a port that is not a number', { 'x-forwarded-port': '443x' }, { proto: 'http', host: 'own', port: 'own' }],
+  ])('from a trusted balancer, %s', async (_case, sent, expected) => {
+    await send(tg.url, { authorization, ...sent });
+    const { host, port } = new URL(tg.url);
+    const want = {
+      proto: expected.proto,
+      host: expected.host === 'own' ? host : expected.host,
+      port: expected.port === 'own' ? port : expected.port,
+    };
+    const seen = tg.upstream.seen.at(-1)!.headers;
+    expect([seen['x-forwarded-proto'], seen['x-forwarded-host'], seen['x-forwarded-port']]).toEqual([want.proto, want.host, want.port]);
+    // RFC 7239 quotes a host:port (not a token); a bare name goes as it is.
+    const hostValue = want.host.includes(':') ? `"${want.host}"` : want.host;
+    expect(seen.forwarded).toBe(`for=127.0.0.1;proto=${want.proto};host=${hostValue}`);
+  });
 });
 
 describe('forwardedElement (RFC 7239 4)', () => {
