@@ -5,7 +5,7 @@ import { PHC_ARGON2 } from './secret-hash.js';
 const phcHash = z
   .string()
   .regex(PHC_ARGON2, 'expected an argon2id PHC string from `token-gateway hash-secret` (plain text is never accepted)')
-  .meta({ 'x-accepts': 'argon2id PHC string' });
+  .meta({ 'x-accepts': 'argon2 PHC string: argon2id, as `hash-secret` makes; argon2i and argon2d hashes made elsewhere are accepted too' });
 
 // Any status other than `active` refuses authentication (SPEC 5.9); the value
 // itself is the operator's vocabulary (suspended, locked, ...).
@@ -34,6 +34,8 @@ const app = z.strictObject({
   introspect: z
     .enum(['own', 'any'])
     .optional()
+    // Absent means own (introspection.ts compares with 'any'); the table says so rather than "none".
+    .meta({ 'x-default': '`own`' })
     .describe(
       "Which tokens this app learns about from the introspection endpoint (RFC 7662): own (the default) answers details only for tokens issued to this app, and active: false for every other; any makes it a resource server that may introspect the access tokens of every client (never their refresh tokens).",
     ),

@@ -90,7 +90,7 @@ export const gatewayConfigSchema = z.strictObject({
   workers: z
     .union([z.literal('auto'), z.number().int().min(1).max(256)])
     .default(DEFAULTS.workers)
-    .describe('Gateway processes sharing the port (node:cluster): a number, or auto for one per core. More than one needs store: redis.'),
+    .describe('Gateway processes sharing the port (node:cluster): a number, or auto for one per core. More than one needs store: redis (so does auto, which the memory store refuses whatever the core count).'),
   issuer: httpUrl
     .optional()
     .meta({ 'x-default': '`http://<listen.host>:<listen.port>`' })
@@ -133,8 +133,9 @@ export const gatewayConfigSchema = z.strictObject({
       algorithm: z
         .enum(['ES256', 'RS256', 'PS256', 'EdDSA'])
         .default(DEFAULTS.keys.algorithm)
-        .describe('The signing algorithm (EdDSA is Ed25519); a change applies from the next key.'),
-      rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100 }).describe('How long each key signs.'),
+        .describe('The signing algorithm (EdDSA is Ed25519); a change needs a restart and applies to the keys made after it: the key already published as next keeps its algorithm, so the new one first signs one rotation later (two intervals after the change, by default).'),
+      // At most ten years: a key's dates must stay within what a Date can write (a larger interval broke the admin keys list).
+      rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100, max: 3650 * 86_400_000 }).describe('How long each key signs.'),
       encryption_key_file: filePath
         .optional()
         .describe(
@@ -160,7 +161,7 @@ export const gatewayConfigSchema = z.strictObject({
       ),
       request_timeout: duration(DEFAULTS.limits.request_timeout, { min: 100, timer: true }).describe('Time a client has to send the whole request.'),
       keep_alive_timeout: duration(DEFAULTS.limits.keep_alive_timeout, { min: 100, timer: true }).describe(
-        'Idle keep-alive connections are closed after this.',
+        'Idle keep-alive connections are closed after this (the `Keep-Alive: timeout=` the gateway announces), plus node\'s own margin of about one second so that a client reusing a connection at the announced limit is not cut mid-request.',
       ),
       shutdown_grace: duration(DEFAULTS.limits.shutdown_grace, { min: 0, timer: true }).describe(
         "On SIGTERM, in-flight requests get this long before they are cut; keep it below the orchestrator's own limit " +

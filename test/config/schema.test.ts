@@ -36,6 +36,7 @@ describe('gateway.yaml schema', () => {
     ['a brute-force cool-down longer than a timer can wait', 'brute_force:\n  cool_down: 90d\n', 'gateway.yaml:2: brute_force.cool_down: must be between 1s and 24d (the longest a timer can wait), got "90d"'],
     ['a refresh grace window over a minute', 'tokens:\n  refresh_grace: 61s\n', 'gateway.yaml:2: tokens.refresh_grace: must be between 0ms and 1m'],
     ['a port out of range', 'listen:\n  port: 70000\n', 'gateway.yaml:2: listen.port:'],
+    ['a rotation interval past what a key\'s dates can hold', 'keys:\n  rotation_interval: 100000000d\n', 'gateway.yaml:2: keys.rotation_interval: must be between 100ms and 3650d'],
     ['an unknown algorithm', 'keys:\n  algorithm: HS256\n', 'gateway.yaml:2: keys.algorithm:'],
     ['a non-http upstream', 'routes:\n  - path: /a\n    upstream: ftp://x\n', 'gateway.yaml:3: routes[0].upstream: expected an http:// or https:// URL'],
     ['a path without a slash', 'routes:\n  - path: a\n    upstream: http://x\n', 'gateway.yaml:2: routes[0].path: expected a path prefix'],
