@@ -8,7 +8,9 @@ import { HashPool } from './hash-pool.js';
  * the string, so raising them later leaves existing hashes verifiable.
  * Defaults are OWASP's first recommendation (19 MiB, 2 passes, 1 lane).
  */
-export const PHC_ARGON2 = /^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
+// Argon2's own minimums, in unpadded base64: a salt of 8 bytes (11 characters) and a hash of 4 (6). A shorter one
+// can never verify, so an account holding it could never log in: refused at load instead, with the file and line.
+export const PHC_ARGON2 = /^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{6,}$/;
 
 const ARGON2ID_DEFAULTS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 

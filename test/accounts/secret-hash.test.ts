@@ -23,7 +23,12 @@ describe('secret hashing (argon2id PHC strings)', () => {
 
   it.each([
     ['$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g', true],
-    ['$argon2i$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA', true],
+    ['$argon2i$v=19$m=4096,t=3,p=1$c2FsdHNhbHQ$aGFzaGhhc2g', true],
+    ['$argon2d$v=19$m=4096,t=3,p=1$c2FsdHNhbHQ$aGFzaGhhc2g', true],
+    // Below argon2's minimums (an 8-byte salt, a 4-byte hash): it could never verify.
+    ['$argon2i$v=19$m=19456,t=2,p=1$abc$def', false],
+    ['$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaGhhc2g', false],
+    ['$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFz', false],
     ['$2b$10$abcdefghijklmnopqrstuv', false],
     ['argon2id$v=19$m=1,t=1,p=1$a$b', false],
     ['', false],
