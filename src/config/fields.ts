@@ -19,9 +19,22 @@ export const POLICY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  */
 export const TIMER_MAX_MS = 24 * 86_400_000;
 
-/** `timer`: the value is waited for with a timer, and is bounded by TIMER_MAX_MS too. */
-export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER, timer = false } = {}) =>
-  durationWithin(fallback, min, timer ? Math.min(max, TIMER_MAX_MS) : max);
+/**
+ * The longest span of a duration that dates are made from (a token's expiry,
+ * a grant's, a key's schedule), in whole days: ten years. Past a few hundred
+ * thousand years a Date cannot be written at all (`toISOString` throws), and
+ * well before that a key's schedule, built from several intervals, would
+ * reach it: `refresh_ttl: 100000000d` passed `check` and then broke the admin
+ * API's grants list, as a rotation interval that long broke its keys list.
+ */
+export const DATE_SPAN_MAX_MS = 3650 * 86_400_000;
+
+/**
+ * `timer`: the value is waited for with a timer, and is bounded by TIMER_MAX_MS too.
+ * `date`: dates are made from the value, and it is bounded by DATE_SPAN_MAX_MS too.
+ */
+export const duration = (fallback: string, { min = 1, max = Number.MAX_SAFE_INTEGER, timer = false, date = false } = {}) =>
+  durationWithin(fallback, min, Math.min(max, timer ? TIMER_MAX_MS : max, date ? DATE_SPAN_MAX_MS : max));
 
 const DURATION_EXPECTED = 'expected a duration like 500ms, 2s, 30m or 24h';
 
@@ -53,7 +66,7 @@ const durationWithin = (fallback: string, min: number, max: number) =>
 
 function durationBounds(min: number, max: number): string {
   if (max === Number.MAX_SAFE_INTEGER) return `must be at least ${durationText(min)}`;
-  const why = max === TIMER_MAX_MS ? ' (the longest a timer can wait)' : '';
+  const why = max === TIMER_MAX_MS ? ' (the longest a timer can wait)' : max === DATE_SPAN_MAX_MS ? ' (the longest span the gateway dates from)' : '';
   return `must be between ${durationText(min)} and ${durationText(max)}${why}`;
 }
 

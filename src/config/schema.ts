@@ -104,8 +104,8 @@ export const gatewayConfigSchema = z.strictObject({
   accounts: filePath.default(DEFAULTS.accounts).describe('The accounts file: users and apps.'),
   tokens: z
     .strictObject({
-      access_ttl: duration(DEFAULTS.tokens.access_ttl, { min: 1_000 }).describe('Lifetime of access tokens; sets `expires_in`.'),
-      refresh_ttl: duration(DEFAULTS.tokens.refresh_ttl, { min: 1_000 }).describe(
+      access_ttl: duration(DEFAULTS.tokens.access_ttl, { min: 1_000, date: true }).describe('Lifetime of access tokens; sets `expires_in`.'),
+      refresh_ttl: duration(DEFAULTS.tokens.refresh_ttl, { min: 1_000, date: true }).describe(
         'Lifetime of a refresh token, from its own issue; must not be shorter than access_ttl.',
       ),
       clock_leeway: duration(DEFAULTS.tokens.clock_leeway, { min: 0, max: MAX_CLOCK_LEEWAY_MS }).describe(
@@ -134,8 +134,7 @@ export const gatewayConfigSchema = z.strictObject({
         .enum(['ES256', 'RS256', 'PS256', 'EdDSA'])
         .default(DEFAULTS.keys.algorithm)
         .describe('The signing algorithm (EdDSA is Ed25519); a change needs a restart and applies to the keys made after it: the key already published as next keeps its algorithm, so the new one first signs one rotation later (two intervals after the change, by default).'),
-      // At most ten years: a key's dates must stay within what a Date can write (a larger interval broke the admin keys list).
-      rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100, max: 3650 * 86_400_000 }).describe('How long each key signs.'),
+      rotation_interval: duration(DEFAULTS.keys.rotation_interval, { min: 100, date: true }).describe('How long each key signs.'),
       encryption_key_file: filePath
         .optional()
         .describe(
