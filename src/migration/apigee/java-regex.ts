@@ -49,6 +49,7 @@ const refuse = (refused: string): { refused: string } => ({ refused });
 
 export function translateJavaRegex(source: string): RegexTranslation {
   const notes = new Set<string>();
+  const unicodeCase = leadingUnicodeCase(source);
   let out = '';
   let at = 0;
   let inClass = false;
@@ -90,7 +91,7 @@ export function translateJavaRegex(source: string): RegexTranslation {
         at++;
         continue;
       case '(': {
-        const piece = groupAt(source, at, notes);
+        const piece = groupAt(source, at, notes, unicodeCase);
         if ('refused' in piece) return piece;
         out += piece.text;
         at = piece.next;
@@ -125,7 +126,22 @@ export function translateJavaRegex(source: string): RegexTranslation {
   return { re2: out, notes: [...notes] };
 }
 
-function groupAt(source: string, at: number, notes: Set<string>): Piece {
+/**
+ * Whether the flag groups that open the pattern (`(?u)(?i)...`) leave Java's
+ * UNICODE_CASE on: such groups hold for the whole pattern, so a later (?i)
+ * folds by Unicode rules in Java too. A (?u) further in may be scoped to a
+ * group, and is judged only where it stands.
+ */
+function leadingUnicodeCase(source: string): boolean {
+  let unicode = false;
+  for (const group of source.matchAll(/\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?\)/gy)) {
+    if (group[1]?.includes('u')) unicode = true;
+    if (group[2]?.includes('u')) unicode = false;
+  }
+  return unicode;
+}
+
+function groupAt(source: string, at: number, notes: Set<string>, unicodeCase: boolean): Piece {
   const rest = source.slice(at);
   if (rest.startsWith('(?:')) return { text: '(?:', next: at + 3 };
   if (/^\(\?<?[=!]/.test(rest)) return refuse('lookaround ((?=, (?!, (?<=, (?<!): RE2 runs in linear time and has none');
@@ -140,7 +156,7 @@ function groupAt(source: string, at: number, notes: Set<string>): Piece {
     if (unsupported.length > 0) {
       return refuse(`the inline flag(s) ${unsupported.map((flag) => `(?${flag})`).join(', ')}; only (?i) (with or without u) is translated`);
     }
-    if (on.includes('i') && !on.includes('u')) {
+    if (on.includes('i') && !on.includes('u') && !unicodeCase) {
       notes.add('(?i) folds case by Unicode rules in RE2 and by ASCII rules in Java without (?u): non-ASCII case variants (like the Kelvin sign for k) also match here');
     }
     const re2On = on.replace(/u/g, '');

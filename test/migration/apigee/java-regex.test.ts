@@ -64,4 +64,14 @@ describe('Java regex to RE2: what RE2 cannot run is refused with the reason', ()
     const translated = translateJavaRegex('(?i)\\bk');
     expect('notes' in translated && translated.notes.join('\n')).toMatch(/Unicode rules[\s\S]*\\b/);
   });
+
+  it.each(['(?iu)k', '(?u)(?i)k', '(?i)(?u)k'])('states no case-folding difference where Java folds by Unicode rules too: %s', (java) => {
+    const translated = translateJavaRegex(java);
+    expect('notes' in translated && translated.notes).toEqual([]);
+  });
+
+  it.each(['(?i)k', '(?u)(?-u)(?i)k', '(?:(?u)x)(?i)k'])('states the case-folding difference where Java folds by ASCII rules: %s', (java) => {
+    const translated = translateJavaRegex(java);
+    expect('notes' in translated && translated.notes.join('\n')).toMatch(/Unicode rules/);
+  });
 });
